@@ -1,0 +1,161 @@
+"""ANS lines (TE-14, TE_E011, the ANS part of TE_E005): is the answer derived, in the right unit?"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from cotaudit.te import compare, ir
+from cotaudit.te import symbolic as sym
+from cotaudit.te.expr import literal_tolerance
+from cotaudit.te.grammar import AnsBody
+from cotaudit.te.ir import Node
+from cotaudit.te.scope import BELIEF, POISON, TRUTH, EvalFailure, Slot, usable
+from cotaudit.te.semantic import Semantic, fmt
+from cotaudit.te.unitcheck import UnitT, known
+from cotaudit.te.units import UnitVec, format_unit
+
+_ROUNDING = ("round", "floor", "ceil")
+
+
+def check_answer(sem: Semantic, body: AnsBody) -> None:
+    ln = sem.ln
+    assert ln is not None
+    declared = sem.parse_unit_text(body.unit, body.unit_col)
+    node = sem.parse(body.expr, "ans", body.expr_col)
+    label_ok = True
+    if body.label is not None:
+        label_ok = sem.names_ok(ir.Name(body.label, 0), body.label_col)
+    components = list(node.items) if isinstance(node, ir.Tup) else [node]
+    ok = [sem.names_ok(c, body.expr_col) for c in components]
+    sem.dimension_error = False
+    units = [sem.units(c, body.expr_col) if good else [None, None] for c, good in zip(components, ok, strict=True)]
+
+    goal = sem.goal_unit
+    if declared is not None and goal is not None and not declared.compatible(goal):
+        sem.unit_mismatch(declared, goal, body.unit_col, None, against="goal")
+        declared_vs_goal = True
+    else:
+        declared_vs_goal = False
+
+    if not sem.has_eq:
+        sem.emit("TE_E011", body.expr_col, "the trace has no EQ line, so nothing derives the answer", answer=body.expr)
+        return
+    matched_units: list[list[UnitT]] = []
+    for comp, good, comp_units in zip(components, ok, units, strict=True):
+        if not good:
+            continue
+        vals = sem.values(comp)
+        if all(v is POISON for v in vals):
+            continue
+        worlds = sem.worlds()
+        if all(isinstance(vals[w], EvalFailure) or vals[w] is POISON for w in worlds):
+            reason = next(vals[w].reason for w in worlds if isinstance(vals[w], EvalFailure))
+            sem.emit("TE_E011", body.expr_col + comp.pos, f"cannot evaluate the answer: {reason}", answer=ir.render(comp), reason=reason)
+            return
+        matches = _matches(sem, comp, vals, body.approx)
+        if matches is None:
+            _not_derived(sem, body, comp, vals)
+            return
+        matched_units.append(matches)
+        if not sem.dimension_error and not declared_vs_goal:
+            _answer_units(sem, body, declared, comp_units, matches)
+    if body.label is not None and label_ok and len(components) == 1 and ok[0]:
+        _label(sem, body, components[0])
+
+
+def _matches(sem: Semantic, comp: Node, vals: list[Slot], approx: bool) -> list[UnitT] | None:
+    """Units of the V members the component matches, or None if it matches none."""
+    tol = literal_tolerance(comp.text) if approx and isinstance(comp, ir.Num) else None
+    inner: list[Slot] | None = None
+    if isinstance(comp, ir.Call) and comp.func in _ROUNDING and not comp.user:
+        inner = sem.values(comp.args[0])
+    found: list[UnitT] = []
+    for value, _world, unit, _line in sem.v_entries:
+        hit = False
+        for w in sem.worlds():
+            v = vals[w]
+            if usable(v):
+                d = compare.approx(value, v, tol, sem.config.eps_abs) if tol is not None else compare.equal(v, value, *sem.eps())
+                if d.value is True:
+                    hit = True
+            if not hit and inner is not None and usable(inner[w]) and compare.equal(inner[w], value, *sem.eps()).value:
+                hit = True
+        if hit:
+            found.append(unit)
+    return found if found else None
+
+
+def _distance(a: Any, b: Any) -> Fraction:
+    if isinstance(a, Fraction) and isinstance(b, Fraction):
+        return abs(a - b)
+    try:
+        sp = sym.sympy()
+        return Fraction(str(sp.Abs(sym.to_sympy(a) - sym.to_sympy(b)).evalf(20)))
+    except Exception:
+        return Fraction(10) ** 30
+
+
+def _not_derived(sem: Semantic, body: AnsBody, comp: Node, vals: list[Slot]) -> None:
+    answer = vals[TRUTH] if usable(vals[TRUTH]) else vals[BELIEF]
+    seen: set[tuple[str, int]] = set()
+    scored = []
+    for value, _w, _u, line in sem.v_entries:
+        key = (fmt(value), line)
+        if key in seen:
+            continue
+        seen.add(key)
+        scored.append((_distance(value, answer), line, key[0]))
+    scored.sort()
+    candidates = [{"value": v, "line": line} for _d, line, v in scored[:3]]
+    shown = fmt(answer) if usable(answer) else ir.render(comp)
+    msg = f"ANS {ir.render(comp)} is not produced by any EQ line"
+    if ir.render(comp) != shown:
+        msg = f"ANS {ir.render(comp)} = {shown} is not produced by any EQ line"
+    if candidates:
+        msg += f" (nearest: {candidates[0]['value']} at line {candidates[0]['line']})"
+    sem.emit("TE_E011", body.expr_col + comp.pos, msg, answer=shown, candidates=candidates)
+
+
+def _answer_units(sem: Semantic, body: AnsBody, declared: UnitVec | None, comp_units: list[UnitT], matched: list[UnitT]) -> None:
+    """E005 at ANS: against the matched EQ values, then the computed unit against the goal unit."""
+    per_world = [declared if declared is not None else known(comp_units[w]) for w in (TRUTH, BELIEF)]
+    ans_unit = per_world[TRUTH] or per_world[BELIEF]
+    if ans_unit is not None and matched:
+        if not any(m is None or (isinstance(m, UnitVec) and m.compatible(ans_unit)) for m in matched):
+            other = next(m for m in matched if isinstance(m, UnitVec))
+            sem.unit_mismatch(
+                ans_unit, other, body.unit_col if declared is not None else body.expr_col, None, against="derived value's"
+            )
+            return
+    goal = sem.goal_unit
+    if goal is None:
+        return
+    outcomes = [u.compatible(goal) for u in (known(comp_units[w]) for w in sem.worlds()) if u is not None]
+    if outcomes and not any(outcomes):
+        computed = known(comp_units[TRUTH]) or known(comp_units[BELIEF])
+        assert computed is not None
+        sem.unit_mismatch(goal, computed, body.expr_col, None, against="answer's computed")
+
+
+def _label(sem: Semantic, body: AnsBody, comp: Node) -> None:
+    assert body.label is not None
+    label_vals = sem.values(ir.Name(body.label, 0))
+    vals = sem.values(comp)
+    decided = []
+    for w in sem.worlds():
+        if usable(label_vals[w]) and usable(vals[w]):
+            decided.append(compare.equal(label_vals[w], vals[w], *sem.eps()).value)
+    if decided and all(d is False for d in decided):
+        lv = label_vals[TRUTH] if usable(label_vals[TRUTH]) else label_vals[BELIEF]
+        sem.emit(
+            "TE_E011",
+            body.label_col,
+            f"ANS labels {body.label} = {body.expr}, but {body.label} is {fmt(lv)}",
+            answer=body.expr,
+            label=body.label,
+            label_value=fmt(lv),
+        )
+
+
+__all__ = ["check_answer", "format_unit"]
