@@ -29,7 +29,10 @@ def check_answer(sem: Semantic, body: AnsBody) -> None:
     components = list(node.items) if isinstance(node, ir.Tup) else [node]
     ok = [sem.names_ok(c, body.expr_col) for c in components]
     sem.dimension_error = False
-    units = [sem.units(c, body.expr_col) if good else [None, None] for c, good in zip(components, ok, strict=True)]
+    no_units: list[UnitT] = [None, None]
+    units = [
+        sem.units(c, body.expr_col) if good else no_units for c, good in zip(components, ok, strict=True)
+    ]
 
     goal = sem.goal_unit
     if declared is not None and goal is not None and not declared.compatible(goal):
@@ -39,7 +42,12 @@ def check_answer(sem: Semantic, body: AnsBody) -> None:
         declared_vs_goal = False
 
     if not sem.has_eq:
-        sem.emit("TE_E011", body.expr_col, "the trace has no EQ line, so nothing derives the answer", answer=body.expr)
+        sem.emit(
+            "TE_E011",
+            body.expr_col,
+            "the trace has no EQ line, so nothing derives the answer",
+            answer=body.expr,
+        )
         return
     matched_units: list[list[UnitT]] = []
     for comp, good, comp_units in zip(components, ok, units, strict=True):
@@ -51,7 +59,13 @@ def check_answer(sem: Semantic, body: AnsBody) -> None:
         worlds = sem.worlds()
         if all(isinstance(vals[w], EvalFailure) or vals[w] is POISON for w in worlds):
             reason = next(vals[w].reason for w in worlds if isinstance(vals[w], EvalFailure))
-            sem.emit("TE_E011", body.expr_col + comp.pos, f"cannot evaluate the answer: {reason}", answer=ir.render(comp), reason=reason)
+            sem.emit(
+                "TE_E011",
+                body.expr_col + comp.pos,
+                f"cannot evaluate the answer: {reason}",
+                answer=ir.render(comp),
+                reason=reason,
+            )
             return
         matches = _matches(sem, comp, vals, body.approx)
         if matches is None:
@@ -76,10 +90,19 @@ def _matches(sem: Semantic, comp: Node, vals: list[Slot], approx: bool) -> list[
         for w in sem.worlds():
             v = vals[w]
             if usable(v):
-                d = compare.approx(value, v, tol, sem.config.eps_abs) if tol is not None else compare.equal(v, value, *sem.eps())
+                d = (
+                    compare.approx(value, v, tol, sem.config.eps_abs)
+                    if tol is not None
+                    else compare.equal(v, value, *sem.eps())
+                )
                 if d.value is True:
                     hit = True
-            if not hit and inner is not None and usable(inner[w]) and compare.equal(inner[w], value, *sem.eps()).value:
+            if (
+                not hit
+                and inner is not None
+                and usable(inner[w])
+                and compare.equal(inner[w], value, *sem.eps()).value
+            ):
                 hit = True
         if hit:
             found.append(unit)
@@ -117,17 +140,21 @@ def _not_derived(sem: Semantic, body: AnsBody, comp: Node, vals: list[Slot]) -> 
     sem.emit("TE_E011", body.expr_col + comp.pos, msg, answer=shown, candidates=candidates)
 
 
-def _answer_units(sem: Semantic, body: AnsBody, declared: UnitVec | None, comp_units: list[UnitT], matched: list[UnitT]) -> None:
+def _answer_units(
+    sem: Semantic, body: AnsBody, declared: UnitVec | None, comp_units: list[UnitT], matched: list[UnitT]
+) -> None:
     """E005 at ANS: against the matched EQ values, then the computed unit against the goal unit."""
     per_world = [declared if declared is not None else known(comp_units[w]) for w in (TRUTH, BELIEF)]
     ans_unit = per_world[TRUTH] or per_world[BELIEF]
-    if ans_unit is not None and matched:
-        if not any(m is None or (isinstance(m, UnitVec) and m.compatible(ans_unit)) for m in matched):
-            other = next(m for m in matched if isinstance(m, UnitVec))
-            sem.unit_mismatch(
-                ans_unit, other, body.unit_col if declared is not None else body.expr_col, None, against="derived value's"
-            )
-            return
+    if (
+        ans_unit is not None
+        and matched
+        and not any(m is None or (isinstance(m, UnitVec) and m.compatible(ans_unit)) for m in matched)
+    ):
+        other = next(m for m in matched if isinstance(m, UnitVec))
+        col = body.unit_col if declared is not None else body.expr_col
+        sem.unit_mismatch(ans_unit, other, col, None, against="derived value's")
+        return
     goal = sem.goal_unit
     if goal is None:
         return

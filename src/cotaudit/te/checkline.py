@@ -12,7 +12,7 @@ from cotaudit.te.expr import literal_tolerance
 from cotaudit.te.grammar import CheckBody
 from cotaudit.te.ir import Node
 from cotaudit.te.numeric import EvalError
-from cotaudit.te.scope import BELIEF, POISON, TRUTH, EvalFailure, usable
+from cotaudit.te.scope import BELIEF, POISON, TRUTH, EvalFailure
 from cotaudit.te.semantic import LineAbort, Semantic, fmt
 from cotaudit.te.unitcheck import LIT, DimensionError, UnitT, claim_units, unit_of
 from cotaudit.te.units import DIMENSIONLESS, UnitSyntaxError, UnitVec, format_unit, parse_unit
@@ -36,12 +36,24 @@ class _Outcome:
 def check_claim(sem: Semantic, body: CheckBody) -> None:
     if _UNIT_CLAIM.match(body.claim):
         if body.kind not in ("unit", "consistency"):
-            sem.emit("TE_E013", body.claim_col, f"a unit claim belongs to CHECK kind unit or consistency, not {body.kind}", reason="kind", fragment=body.claim[:40])
+            sem.emit(
+                "TE_E013",
+                body.claim_col,
+                f"a unit claim belongs to CHECK kind unit or consistency, not {body.kind}",
+                reason="kind",
+                fragment=body.claim[:40],
+            )
             raise LineAbort()
         _unit_claim(sem, body)
         return
     if body.kind == "unit":
-        sem.emit("TE_E013", body.claim_col, "CHECK unit needs a unit claim such as `e2.unit == USD`", reason="kind", fragment=body.claim[:40])
+        sem.emit(
+            "TE_E013",
+            body.claim_col,
+            "CHECK unit needs a unit claim such as `e2.unit == USD`",
+            reason="kind",
+            fragment=body.claim[:40],
+        )
         raise LineAbort()
     node = sem.parse(body.claim, "claim", body.claim_col)
     if not sem.names_ok(node, body.claim_col):
@@ -50,11 +62,19 @@ def check_claim(sem: Semantic, body: CheckBody) -> None:
     for w in sem.worlds():
         try:
             claim_units(node, sem.unit_env(w))
-        except DimensionError as err:
-            errors.append(err)
+        except DimensionError as dim_err:
+            errors.append(dim_err)
     if errors and len(errors) == len(sem.worlds()):
         err = errors[0]
-        sem.emit("TE_E009", body.claim_col, err.reason, subexpression=err.subexpression, operator=err.operator, left_unit=err.left, right_unit=err.right)
+        sem.emit(
+            "TE_E009",
+            body.claim_col,
+            err.reason,
+            subexpression=err.subexpression,
+            operator=err.operator,
+            left_unit=err.left,
+            right_unit=err.right,
+        )
         return
     outcomes: dict[int, _Outcome | EvalFailure] = {}
     for w in sem.worlds():
@@ -156,7 +176,9 @@ def _compare(sem: Semantic, node: ir.Compare, world: int) -> _Outcome:
             d = compare.equal(a, b, *sem.eps())
         elif op == "!=":
             d = compare.equal(a, b, *sem.eps())
-            d = compare.Decision(None if d.value is None else not d.value, d.counterexample if d.value else None)
+            d = compare.Decision(
+                None if d.value is None else not d.value, d.counterexample if d.value else None
+            )
         else:
             d = compare.order(op, a, b)
         if d.value is False:
@@ -209,12 +231,24 @@ def _uref_units(sem: Semantic, text: str, col: int) -> list[UnitT] | None:
 def _unit_claim(sem: Semantic, body: CheckBody) -> None:
     split = _split_top(body.claim)
     if split is None:
-        sem.emit("TE_E013", body.claim_col, "a unit claim is `X.unit == UNIT` or `X.unit != UNIT`", reason="unit-claim", fragment=body.claim[:40])
+        sem.emit(
+            "TE_E013",
+            body.claim_col,
+            "a unit claim is `X.unit == UNIT` or `X.unit != UNIT`",
+            reason="unit-claim",
+            fragment=body.claim[:40],
+        )
         raise LineAbort()
     left_text, op, right_text, right_off = split
     left = _uref_units(sem, left_text, body.claim_col)
     if left is None:
-        sem.emit("TE_E013", body.claim_col, "the left side of a unit claim must be ID.unit or unit(EXPR)", reason="unit-claim", fragment=left_text[:40])
+        sem.emit(
+            "TE_E013",
+            body.claim_col,
+            "the left side of a unit claim must be ID.unit or unit(EXPR)",
+            reason="unit-claim",
+            fragment=left_text[:40],
+        )
         raise LineAbort()
     right_col = body.claim_col + right_off + (len(right_text) - len(right_text.lstrip()))
     right = _uref_units(sem, right_text, right_col)
@@ -225,7 +259,13 @@ def _unit_claim(sem: Semantic, body: CheckBody) -> None:
         try:
             u = parse_unit(text)
         except UnitSyntaxError as err:
-            sem.emit("TE_E013", right_col + err.offset, f"bad unit {text!r}: {err.reason}", reason=err.reason, fragment=text)
+            sem.emit(
+                "TE_E013",
+                right_col + err.offset,
+                f"bad unit {text!r}: {err.reason}",
+                reason=err.reason,
+                fragment=text,
+            )
             raise LineAbort() from None
         right = [u, u]
     outcomes: dict[int, Any] = {}
@@ -235,7 +275,16 @@ def _unit_claim(sem: Semantic, body: CheckBody) -> None:
             outcomes[w] = _Outcome(None)
             continue
         holds = a.compatible(b) == (op == "==")
-        outcomes[w] = _Outcome(holds, {"lhs": format_unit(a), "op": op, "rhs": format_unit(b), "lhs_dimensionality": a.dimensionality(), "rhs_dimensionality": b.dimensionality()})
+        outcomes[w] = _Outcome(
+            holds,
+            {
+                "lhs": format_unit(a),
+                "op": op,
+                "rhs": format_unit(b),
+                "lhs_dimensionality": a.dimensionality(),
+                "rhs_dimensionality": b.dimensionality(),
+            },
+        )
     _verdict(sem, body, outcomes)
 
 

@@ -78,7 +78,9 @@ def _identity(x: Any, y: Any) -> Decision:
         valid += 1
         scale = max(Fraction(1), _abs_fraction(xv), _abs_fraction(yv))
         if _abs_fraction(dv) > _PROBE_ZERO * scale:
-            return Decision(False, {str(s): fmt_fraction(_as_fraction(v)) for s, v in sorted(point.items(), key=str)})
+            return Decision(
+                False, {str(s): fmt_fraction(_as_fraction(v)) for s, v in sorted(point.items(), key=str)}
+            )
     return TRUE if valid >= 3 else UNDECIDED
 
 
@@ -122,7 +124,10 @@ def probe_points(symbols: Any) -> list[dict[Any, Any]]:
     columns = [_points_for(s) for s in ordered]
     n = min((len(c) for c in columns), default=0)
     return [
-        {s: sp.Rational(col[i].numerator, col[i].denominator) for s, col in zip(ordered, columns, strict=True)}
+        {
+            s: sp.Rational(col[i].numerator, col[i].denominator)
+            for s, col in zip(ordered, columns, strict=True)
+        }
         for i in range(min(n, 5))
     ]
 
@@ -184,7 +189,9 @@ def order(op: str, a: Value, b: Value) -> Decision:
         f = Fraction(str(dv))
         holds = {"<": f < 0, "<=": f <= 0, ">": f > 0, ">=": f >= 0}[op]
         if not holds:
-            return Decision(False, {str(s): fmt_fraction(_as_fraction(v)) for s, v in sorted(point.items(), key=str)})
+            return Decision(
+                False, {str(s): fmt_fraction(_as_fraction(v)) for s, v in sorted(point.items(), key=str)}
+            )
     return UNDECIDED
 
 

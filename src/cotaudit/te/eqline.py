@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import pairwise
 from typing import Any
 
 from cotaudit.te import compare, ir
@@ -39,16 +40,31 @@ def check_eq(sem: Semantic, body: EqBody) -> None:
     bound: Binding | None = None
     if target is not None:
         if target in ir.RESERVED or target.startswith("__"):
-            sem.emit("TE_E013", body.parts[0].col, f"'{target}' is reserved and cannot be an EQ target", reason="reserved", fragment=target)
+            sem.emit(
+                "TE_E013",
+                body.parts[0].col,
+                f"'{target}' is reserved and cannot be an EQ target",
+                reason="reserved",
+                fragment=target,
+            )
             raise LineAbort()
         bound = sem.scope.current(target)
         if bound is not None and bound.kind in ("doc", "function"):
             what = "a documentation entry" if bound.kind == "doc" else "a function"
-            sem.emit("TE_E013", body.parts[0].col, f"'{target}' is {what} and cannot be assigned", reason="not-assignable", fragment=target)
+            sem.emit(
+                "TE_E013",
+                body.parts[0].col,
+                f"'{target}' is {what} and cannot be assigned",
+                reason="not-assignable",
+                fragment=target,
+            )
             raise LineAbort()
     sem.has_eq = True
     mode = _mode(sem, body, bound)
-    exprs = [_Expr(p, n, sem.names_ok(n, p.col), [None, None], [POISON, POISON]) for p, n in zip(parts, nodes, strict=True)]
+    exprs = [
+        _Expr(p, n, sem.names_ok(n, p.col), [None, None], [POISON, POISON])
+        for p, n in zip(parts, nodes, strict=True)
+    ]
 
     # units
     sem.dimension_error = False
@@ -78,7 +94,10 @@ def check_eq(sem: Semantic, body: EqBody) -> None:
     # binding, ID.value record, V
     if target is not None and mode != "assert":
         values = [exprs[0].values[TRUTH], exprs[-1].values[BELIEF]]
-        units = [sem._binding_unit(exprs[0].units[TRUTH], declared, TRUTH), sem._binding_unit(exprs[0].units[BELIEF], declared, BELIEF)]
+        units = [
+            sem._binding_unit(exprs[0].units[TRUTH], declared, TRUTH),
+            sem._binding_unit(exprs[0].units[BELIEF], declared, BELIEF),
+        ]
         param = sem.scope.first_param(target) if mode == "solve" else None
         b = Binding(
             target,
@@ -95,7 +114,10 @@ def check_eq(sem: Semantic, body: EqBody) -> None:
         if mode == "solve" and not reported:
             _recheck_constraints(sem, target, exprs[0].part.col)
     elif target is not None and bound is not None:
-        rec_values = [bound.values[TRUTH], exprs[-1].values[BELIEF] if usable(exprs[-1].values[BELIEF]) else bound.values[BELIEF]]
+        rec_values = [
+            bound.values[TRUTH],
+            exprs[-1].values[BELIEF] if usable(exprs[-1].values[BELIEF]) else bound.values[BELIEF],
+        ]
         rec_units = list(bound.units)
     else:
         rec_values, rec_units = [POISON, POISON], [None, None]
@@ -129,7 +151,7 @@ def _mode(sem: Semantic, body: EqBody, bound: Binding | None) -> str:
 
 def _consecutive_units(sem: Semantic, exprs: list[_Expr]) -> None:
     """E009: incompatible known units on consecutive parts, in every evaluable world."""
-    for left, right in zip(exprs, exprs[1:], strict=False):
+    for left, right in pairwise(exprs):
         failing = []
         evaluable = 0
         for w in sem.worlds():
@@ -153,7 +175,9 @@ def _consecutive_units(sem: Semantic, exprs: list[_Expr]) -> None:
             return
 
 
-def _pair_decision(sem: Semantic, left: Slot, right: Slot, right_expr: _Expr, sep: str) -> compare.Decision | None:
+def _pair_decision(
+    sem: Semantic, left: Slot, right: Slot, right_expr: _Expr, sep: str
+) -> compare.Decision | None:
     if not usable(left) or not usable(right):
         return None
     if sep in APPROX_SEPS:
@@ -163,7 +187,14 @@ def _pair_decision(sem: Semantic, left: Slot, right: Slot, right_expr: _Expr, se
     return compare.equal(left, right, *sem.eps())
 
 
-def _check_pairs(sem: Semantic, exprs: list[_Expr], seps: tuple[str, ...], mode: str, bound: Binding | None, target: str | None) -> bool:
+def _check_pairs(
+    sem: Semantic,
+    exprs: list[_Expr],
+    seps: tuple[str, ...],
+    mode: str,
+    bound: Binding | None,
+    target: str | None,
+) -> bool:
     """TE_E006 on the first pair that fails in every evaluable world."""
     pairs: list[tuple[list[Slot], str, _Expr, str, str]] = []
     if mode == "assert" and bound is not None and target is not None:
@@ -175,7 +206,12 @@ def _check_pairs(sem: Semantic, exprs: list[_Expr], seps: tuple[str, ...], mode:
         symbolic = False
         for w in sem.worlds():
             lv, rv = left[w], right_expr.values[w]
-            if mode == "relation" and usable(lv) and usable(rv) and (sym.free_symbols(lv) or sym.free_symbols(rv)):
+            if (
+                mode == "relation"
+                and usable(lv)
+                and usable(rv)
+                and (sym.free_symbols(lv) or sym.free_symbols(rv))
+            ):
                 symbolic = True
                 break
             d = _pair_decision(sem, lv, rv, right_expr, sep)
@@ -185,7 +221,10 @@ def _check_pairs(sem: Semantic, exprs: list[_Expr], seps: tuple[str, ...], mode:
             continue
         truth_l, truth_r = left[TRUTH], right_expr.values[TRUTH]
         identity = usable(truth_l) and (sym.free_symbols(truth_l) or sym.free_symbols(truth_r))
-        ev: dict[str, Any] = {"kind": "identity" if identity and kind == "chain" else kind, "expression": left_text}
+        ev: dict[str, Any] = {
+            "kind": "identity" if identity and kind == "chain" else kind,
+            "expression": left_text,
+        }
         ev.update(sem.evidence_value("expected", truth_l if usable(truth_l) else left[BELIEF]))
         ev.update(sem.evidence_value("claimed", truth_r if usable(truth_r) else right_expr.values[BELIEF]))
         if sem.scope.diverged:
@@ -201,10 +240,15 @@ def _check_pairs(sem: Semantic, exprs: list[_Expr], seps: tuple[str, ...], mode:
             ev["counterexample"] = cex
         ident = f"EQ[{sem.ln.id}]" if sem.ln and sem.ln.id else "EQ"
         if kind == "contradiction":
-            msg = f"'{target}' is {ev['expected']} (bound at line {ev.get('bound_at')}) but this line gives {ev['claimed']}"
+            msg = (
+                f"'{target}' is {ev['expected']} (bound at line {ev.get('bound_at')}) "
+                f"but this line gives {ev['claimed']}"
+            )
         elif ev["kind"] == "identity":
             where = ", ".join(f"{k} = {v}" for k, v in (cex or {}).items())
-            msg = f"{left_text} and {right_expr.part.text} are not identical" + (f" (they differ at {where})" if where else "")
+            msg = f"{left_text} and {right_expr.part.text} are not identical" + (
+                f" (they differ at {where})" if where else ""
+            )
         else:
             msg = f"{ident} claims {ev['claimed']} but {left_text} = {ev['expected']}"
         sem.emit("TE_E006", right_expr.part.col, msg, **ev)
@@ -215,19 +259,22 @@ def _check_pairs(sem: Semantic, exprs: list[_Expr], seps: tuple[str, ...], mode:
 def _record_constraints(sem: Semantic, exprs: list[_Expr]) -> None:
     """TE-30: relation pairs that still have free params become constraints ``p_i − p_{i+1} = 0``."""
     assert sem.ln is not None
-    for left, right in zip(exprs, exprs[1:], strict=False):
+    for left, right in pairwise(exprs):
         ds: list[Slot] = [POISON, POISON]
         any_symbolic = False
         for w in sem.worlds():
             lv, rv = left.values[w], right.values[w]
             if usable(lv) and usable(rv) and (sym.free_symbols(lv) or sym.free_symbols(rv)):
-                sp = sym.sympy()
-                ds[w] = sym.guarded(lambda lv=lv, rv=rv: sp.expand(sym.to_sympy(lv) - sym.to_sympy(rv)))
+                ds[w] = sym.guarded(_difference, lv, rv)
                 any_symbolic = True
         if any_symbolic:
             if not sem.scope.diverged:
                 ds[BELIEF] = ds[TRUTH]
             sem.constraints.append((sem.ln.no, sem.ln.block_path, ds))
+
+
+def _difference(a: Any, b: Any) -> Any:
+    return sym.sympy().expand(sym.to_sympy(a) - sym.to_sympy(b))
 
 
 def _recheck_constraints(sem: Semantic, name: str, col: int) -> None:
@@ -247,7 +294,11 @@ def _recheck_constraints(sem: Semantic, name: str, col: int) -> None:
                 continue
             if residual is POISON:
                 residual = value
-            decisions.append(compare.equal(value, Fraction(0), *sem.eps()) if not isinstance(value, EvalFailure) else compare.FALSE)
+            decisions.append(
+                compare.equal(value, Fraction(0), *sem.eps())
+                if not isinstance(value, EvalFailure)
+                else compare.FALSE
+            )
         if decisions and all(d.value is False for d in decisions):
             ev: dict[str, Any] = {"kind": "constraint", "constraint_line": line, "expected": "0"}
             ev.update(sem.evidence_value("claimed", residual))

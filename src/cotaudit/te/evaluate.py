@@ -218,7 +218,9 @@ class Evaluator:
             n = int(x)
             est = factorial_bits(n)
             if est > lim.max_bits:
-                raise LimitError("result_bits", f"{est:.0f}", f"factorial({n}) would need about {est:.0f} bits")
+                raise LimitError(
+                    "result_bits", f"{est:.0f}", f"factorial({n}) would need about {est:.0f} bits"
+                )
             return Fraction(math.factorial(n))
         if f == "binomial":
             k = args[1]
@@ -227,7 +229,9 @@ class Evaluator:
             n, kk = int(x), int(k)
             est = binomial_bits(n, kk)
             if est > lim.max_bits:
-                raise LimitError("result_bits", f"{est:.0f}", f"binomial({n}, {kk}) would need about {est:.0f} bits")
+                raise LimitError(
+                    "result_bits", f"{est:.0f}", f"binomial({n}, {kk}) would need about {est:.0f} bits"
+                )
             return Fraction(math.comb(n, kk) if 0 <= kk <= n else 0)
         if f == "round":
             nd = args[1] if len(args) > 1 else Fraction(0)
@@ -254,9 +258,8 @@ class Evaluator:
             for v in xs:
                 if v.is_real is False:
                     raise EvalError(f"{f}() of a non-real value")
-        if f in ("gcd", "lcm"):
-            if not all(v.is_integer for v in xs):
-                raise EvalError(f"{f}() of non-integers")
+        if f in ("gcd", "lcm") and not all(v.is_integer for v in xs):
+            raise EvalError(f"{f}() of non-integers")
         if f == "factorial" and (x.is_integer is False or x.is_negative):
             raise EvalError("factorial of a negative or non-integer number")
         if f == "log" and (x == 0 or (len(xs) > 1 and xs[1] in (0, 1))):
@@ -311,9 +314,13 @@ class Evaluator:
         self._call_nodes += _size(fn.body)
         try:
             if self._call_depth > self.limits.max_call_depth:
-                raise LimitError("call_depth", str(self._call_depth), "user functions nested more than 20 deep")
+                raise LimitError(
+                    "call_depth", str(self._call_depth), "user functions nested more than 20 deep"
+                )
             if self._call_nodes > self.limits.max_call_nodes:
-                raise LimitError("call_nodes", str(self._call_nodes), "user-function expansion over 10,000 nodes")
+                raise LimitError(
+                    "call_nodes", str(self._call_nodes), "user-function expansion over 10,000 nodes"
+                )
             return self._eval(fn.body, scope, dict(zip(fn.params, args, strict=True)))
         finally:
             self._call_depth -= 1
@@ -337,7 +344,11 @@ class Evaluator:
                 return acc
         else:
             for bound in (lo, hi):
-                if not isinstance(bound, Fraction) and bound.is_integer is False and bound.is_infinite is not True:
+                if (
+                    not isinstance(bound, Fraction)
+                    and bound.is_integer is False
+                    and bound.is_infinite is not True
+                ):
                     raise EvalError(f"{node.func}() bounds must be integers")
         sp = self.need_sympy()
         k = sp.Symbol(node.index, integer=True)

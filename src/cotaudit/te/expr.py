@@ -156,11 +156,21 @@ def _numeral_value(text: str, pos: int) -> Fraction:
     digits = sum(ch.isdigit() for ch in mantissa)
     if digits > MAX_LITERAL_DIGITS:
         raise ExprError(
-            "TE_E014", "numeral has too many digits", pos, text[:40], limit="literal_digits", value=str(digits)
+            "TE_E014",
+            "numeral has too many digits",
+            pos,
+            text[:40],
+            limit="literal_digits",
+            value=str(digits),
         )
     if exponent and abs(int(exponent)) > MAX_LITERAL_EXPONENT:
         raise ExprError(
-            "TE_E014", "scientific exponent too large", pos, text[:40], limit="literal_exponent", value=exponent
+            "TE_E014",
+            "scientific exponent too large",
+            pos,
+            text[:40],
+            limit="literal_exponent",
+            value=exponent,
         )
     if mantissa.endswith("."):
         text = mantissa[:-1] + (("e" + exponent) if exponent else "")
@@ -171,7 +181,9 @@ def _base_value(text: str, pos: int) -> Fraction:
     digits, _, base_text = text.partition("_")
     base_text = base_text.strip("{}")
     if not base_text or base_text.startswith("0") or not 2 <= int(base_text) <= 36:
-        raise _e013(f"invalid base in {text!r} (bases run from 2 to 36; '_' is not a digit separator)", pos, text)
+        raise _e013(
+            f"invalid base in {text!r} (bases run from 2 to 36; '_' is not a digit separator)", pos, text
+        )
     base = int(base_text)
     value = 0
     for ch in digits:
@@ -320,7 +332,9 @@ def _rewrite(toks: list[_Tok], norm: str, mode: Mode) -> _Rewritten:
                     i += 1
                     nxt = after
             if nxt is not None and nxt.kind in ("num", "name") and _glued(tok, nxt, norm):
-                raise _e013(f"implicit multiplication: write {tok.text}*{nxt.text}", tok.pos, tok.text + nxt.text)
+                raise _e013(
+                    f"implicit multiplication: write {tok.text}*{nxt.text}", tok.pos, tok.text + nxt.text
+                )
             emit("0", tok.pos)
             consts[len(where) - 1] = (value, text, tok.pos)
             unary_run = 0
@@ -494,7 +508,9 @@ class _Walker:
         if len(node.args) != 2:
             return self.bad(node, f"{func}() takes 2 arguments: {func}(f, (k, a, b))")
         limits = node.args[1]
-        if not (isinstance(limits, ast.Tuple) and len(limits.elts) == 3 and isinstance(limits.elts[0], ast.Name)):
+        if not (
+            isinstance(limits, ast.Tuple) and len(limits.elts) == 3 and isinstance(limits.elts[0], ast.Name)
+        ):
             return self.bad(limits, f"{func}() limits must be (index, lower, upper)")
         index = self.name_of(limits.elts[0].id)
         if index in ir.RESERVED or index in ir.CONSTANTS - ir.SHADOWABLE_CONSTANTS:
@@ -515,10 +531,10 @@ class _Walker:
             return ir.Not(self.walk_claim(node.operand, depth + 1), self.pos(node))
         if isinstance(node, ast.Compare):
             ops: list[str] = []
-            for op in node.ops:
-                name = _CMPOPS.get(type(op))
+            for cmp in node.ops:
+                name = _CMPOPS.get(type(cmp))
                 if name is None:
-                    return self.bad(node, f"comparison {type(op).__name__} is not TE")
+                    return self.bad(node, f"comparison {type(cmp).__name__} is not TE")
                 ops.append(name)
             first = self.walk(node.left, depth + 1)
             rest: list[Node] = []
@@ -535,7 +551,11 @@ class _Walker:
                 if op == "approx" and not _is_numeric_literal(rhs):
                     return self.bad(node, "'≈' must be followed by a numeric literal")
             return ir.Compare(first, tuple(ops), tuple(rest), tol, self.pos(node))
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and self.name_of(node.func.id) in PREDICATES:
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and self.name_of(node.func.id) in PREDICATES
+        ):
             return self.walk_call(node, depth, claim=True)
         return self.bad(node, "a claim must be a comparison or a predicate such as is_integer(x)")
 

@@ -102,7 +102,9 @@ def classify(lines: list[str], max_line_chars: int) -> list[Line]:
         m = _HEADER.match(probe)
         if m:
             tag = m.group(1)
-            out.append(Line(i, text, Kind.HEADER, tag=tag, body=text[m.end() :], body_col=m.end(), skipped=skipped))
+            out.append(
+                Line(i, text, Kind.HEADER, tag=tag, body=text[m.end() :], body_col=m.end(), skipped=skipped)
+            )
             in_given = tag == "GIVEN"
             continue
         m = _BRACKET.match(probe)
@@ -173,7 +175,9 @@ def parse_decl(body: str, col: int) -> Decl | Malformed:
     """Parse one declaration; ``col`` is the offset of ``body`` in its line."""
     m = _DECL_HEAD.match(body)
     if not m:
-        return Malformed("a declaration is `name := value [unit]`", col + len(body) - len(body.lstrip()), body.strip()[:40])
+        return Malformed(
+            "a declaration is `name := value [unit]`", col + len(body) - len(body.lstrip()), body.strip()[:40]
+        )
     name, fparams, _sep = m.group(1), m.group(2), m.group(3)
     name_col = col + m.start(1)
     rest = body[m.end() :]
@@ -199,9 +203,20 @@ def parse_decl(body: str, col: int) -> Decl | Malformed:
             for a in assumptions:
                 if a not in ASSUMPTIONS:
                     return Malformed(f"unknown assumption {a!r}", rest_col + pm.start(1), a)
-        return Decl(name, name_col, "param", "", rest_col, unit, rest_col + ucol if unit is not None else -1, assumptions=assumptions)
-    if rest.lstrip().startswith(("\"", "'")):
-        return Malformed("a STRING value must be the whole value, in one pair of quotes", rest_col, rest.strip()[:40])
+        return Decl(
+            name,
+            name_col,
+            "param",
+            "",
+            rest_col,
+            unit,
+            rest_col + ucol if unit is not None else -1,
+            assumptions=assumptions,
+        )
+    if rest.lstrip().startswith(('"', "'")):
+        return Malformed(
+            "a STRING value must be the whole value, in one pair of quotes", rest_col, rest.strip()[:40]
+        )
     return Decl(name, name_col, "expr", value, rest_col, unit, rest_col + ucol if unit is not None else -1)
 
 
@@ -240,7 +255,9 @@ def split_eq(body: str, col: int) -> EqBody | Malformed:
             sep: str | None = None
             width = 1
             if two in ("==", "<=", ">=", "!="):
-                return Malformed(f"top-level comparison '{two}' in an EQ; comparisons belong in CHECK", col + i, two)
+                return Malformed(
+                    f"top-level comparison '{two}' in an EQ; comparisons belong in CHECK", col + i, two
+                )
             if two == ":=":
                 sep, width = ":=", 2
             elif two == "~=":
@@ -250,7 +267,9 @@ def split_eq(body: str, col: int) -> EqBody | Malformed:
             elif ch == "=":
                 sep = "="
             elif ch in "<>":
-                return Malformed(f"top-level comparison '{ch}' in an EQ; comparisons belong in CHECK", col + i, ch)
+                return Malformed(
+                    f"top-level comparison '{ch}' in an EQ; comparisons belong in CHECK", col + i, ch
+                )
             if sep is not None:
                 parts.append(_part(rest, start, i, col))
                 seps.append(sep)
@@ -260,7 +279,9 @@ def split_eq(body: str, col: int) -> EqBody | Malformed:
         i += 1
     parts.append(_part(rest, start, n, col))
     if not seps:
-        return Malformed("an EQ needs '=' between its parts", col + len(body) - len(body.lstrip()), body.strip()[:40])
+        return Malformed(
+            "an EQ needs '=' between its parts", col + len(body) - len(body.lstrip()), body.strip()[:40]
+        )
     for p in parts:
         if not p.text:
             return Malformed("empty part in EQ", p.col, "")
@@ -270,11 +291,15 @@ def split_eq(body: str, col: int) -> EqBody | Malformed:
             return Malformed("':=' may only follow the target name", parts[k + 1].col, ":=")
     for k, sep in enumerate(seps):
         if sep in ("\u2248", "~=") and not _NUMERIC_LITERAL.fullmatch(parts[k + 1].text):
-            return Malformed("'≈' must be followed by a numeric literal", parts[k + 1].col, parts[k + 1].text[:20])
+            return Malformed(
+                "'≈' must be followed by a numeric literal", parts[k + 1].col, parts[k + 1].text[:20]
+            )
     return EqBody(tuple(parts), tuple(seps), target, unit, col + ucol if unit is not None else -1)
 
 
-_NUMERIC_LITERAL = re.compile(r"[-+]?(?:[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+_NUMERIC_LITERAL = re.compile(
+    r"[-+]?(?:[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
+)
 
 
 def _part(text: str, start: int, end: int, col: int) -> Part:
@@ -299,7 +324,9 @@ def parse_check(body: str, col: int) -> CheckBody | Malformed:
         return Malformed("a CHECK is `CHECK[id]: kind: claim`", col, body.strip()[:40])
     kind = m.group(1)
     if kind not in CHECK_KINDS:
-        return Malformed(f"unknown CHECK kind {kind!r} (use {', '.join(CHECK_KINDS)})", col + m.start(1), kind)
+        return Malformed(
+            f"unknown CHECK kind {kind!r} (use {', '.join(CHECK_KINDS)})", col + m.start(1), kind
+        )
     claim = body[m.end() :]
     lead = len(claim) - len(claim.lstrip())
     if not claim.strip():
@@ -319,14 +346,14 @@ class ResolveBody:
 def parse_resolve(body: str, col: int) -> ResolveBody | Malformed:
     m = _RESOLVE_ID.fullmatch(body)
     if not m:
-        return Malformed("a RESOLVE is `RESOLVE[id]: by <id>`", col + len(body) - len(body.lstrip()), body.strip()[:40])
+        return Malformed(
+            "a RESOLVE is `RESOLVE[id]: by <id>`", col + len(body) - len(body.lstrip()), body.strip()[:40]
+        )
     return ResolveBody(m.group(1), col + m.start(1))
 
 
 _FROM_WORD = re.compile(r"\bfrom\b")
-_FROM_TAIL = re.compile(
-    r"from\s+([A-Za-z_][A-Za-z0-9_]*(?:\s*,\s*[A-Za-z_][A-Za-z0-9_]*)*)\s*(\)?)\s*\.?\s*"
-)
+_FROM_TAIL = re.compile(r"from\s+([A-Za-z_][A-Za-z0-9_]*(?:\s*,\s*[A-Za-z_][A-Za-z0-9_]*)*)\s*(\)?)\s*\.?\s*")
 _REF = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -338,13 +365,13 @@ class Ref:
 
 def step_refs(body: str, col: int) -> tuple[Ref, ...]:
     """TE-10: the names of a trailing ``(from a, b)`` or bare ``from a, b`` clause."""
-    last = None
-    for m in _FROM_WORD.finditer(body):
-        last = m
+    last: re.Match[str] | None = None
+    for found in _FROM_WORD.finditer(body):
+        last = found
     if last is None:
         return ()
     m = _FROM_TAIL.fullmatch(body, last.start())
-    if not m:
+    if m is None:
         return ()
     closing = m.group(2) == ")"
     before = body[: last.start()].rstrip()
@@ -390,8 +417,18 @@ def parse_ans(body: str, col: int) -> AnsBody | Malformed:
     if approx:
         for piece in expr.split(","):
             if not _NUMERIC_LITERAL.fullmatch(piece.strip()) and not _NUMERIC_LITERAL.fullmatch(expr.strip()):
-                return Malformed("'≈' in ANS must be followed by numeric literals", col + offset + lead, expr.strip()[:20])
-    return AnsBody(label, label_col, approx, expr.strip(), col + offset + lead, unit, col + ucol if unit is not None else -1)
+                return Malformed(
+                    "'≈' in ANS must be followed by numeric literals", col + offset + lead, expr.strip()[:20]
+                )
+    return AnsBody(
+        label,
+        label_col,
+        approx,
+        expr.strip(),
+        col + offset + lead,
+        unit,
+        col + ucol if unit is not None else -1,
+    )
 
 
 def leading_binding(body: str) -> str | None:

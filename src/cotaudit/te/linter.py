@@ -19,7 +19,19 @@ from cotaudit.te.ansline import check_answer
 from cotaudit.te.checkline import check_claim
 from cotaudit.te.config import Diagnostic, LintConfig
 from cotaudit.te.eqline import check_eq
-from cotaudit.te.grammar import AnsBody, CheckBody, Decl, EqBody, Kind, Line, Malformed, classify, leading_binding, split_lines, split_unit
+from cotaudit.te.grammar import (
+    AnsBody,
+    CheckBody,
+    Decl,
+    EqBody,
+    Kind,
+    Line,
+    Malformed,
+    classify,
+    leading_binding,
+    split_lines,
+    split_unit,
+)
 from cotaudit.te.numeric import NeedsSymbolic
 from cotaudit.te.scope import Binding
 from cotaudit.te.semantic import LineAbort, Semantic
@@ -50,13 +62,24 @@ class LintResult:
         return [f"{d.code}@{d.line}" for d in self.diagnostics]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"verdict": self.verdict, "stats": dict(self.stats), "diagnostics": [d.to_dict() for d in self.diagnostics]}
+        return {
+            "verdict": self.verdict,
+            "stats": dict(self.stats),
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> LintResult:
         return cls(tuple(Diagnostic.from_dict(x) for x in d["diagnostics"]), d["verdict"], dict(d["stats"]))
 
-    def to_report(self, text: str, *, path: str | None = None, item_id: str | None = None, timing_ms: float | None = None) -> Report:
+    def to_report(
+        self,
+        text: str,
+        *,
+        path: str | None = None,
+        item_id: str | None = None,
+        timing_ms: float | None = None,
+    ) -> Report:
         findings = []
         for d in self.diagnostics:
             evidence = {"rule": d.rule, "column": d.column, "tag": d.tag}
@@ -104,9 +127,19 @@ def run(text: str, config: LintConfig, *, symbolic: bool, fallback: bool = False
     if size > MAX_TRACE_BYTES or len(raw_lines) > MAX_LINES:
         limit, value = ("trace_bytes", size) if size > MAX_TRACE_BYTES else ("trace_lines", len(raw_lines))
         emit(
-            Diagnostic("TE_E014", 1, None, f"trace too large ({limit} = {value}); not analysed", evidence=(("column", None), ("limit", limit), ("value", str(value))))
+            Diagnostic(
+                "TE_E014",
+                1,
+                None,
+                f"trace too large ({limit} = {value}); not analysed",
+                evidence=(("column", None), ("limit", limit), ("value", str(value))),
+            )
         )
-        return _finish(diagnostics, config, {"lines": len(raw_lines), "eq": 0, "check": 0, "open": 0, "symbolic_calls": 0})
+        return _finish(
+            diagnostics,
+            config,
+            {"lines": len(raw_lines), "eq": 0, "check": 0, "open": 0, "symbolic_calls": 0},
+        )
     lines = classify(raw_lines, MAX_LINE_CHARS)
     pre = parse_bodies(lines)
     structural(lines, pre, config, emit)
@@ -123,7 +156,12 @@ def run(text: str, config: LintConfig, *, symbolic: bool, fallback: bool = False
             sem.emit("TE_E014", None, "expression too deeply nested to evaluate", limit="recursion", value="")
             _poison_target(sem, ln)
         except Exception as exc:  # TE-42: one line's bug never takes the trace down
-            sem.emit("TE_X001", None, f"internal error while checking this line ({type(exc).__name__})", exception=type(exc).__name__)
+            sem.emit(
+                "TE_X001",
+                None,
+                f"internal error while checking this line ({type(exc).__name__})",
+                exception=type(exc).__name__,
+            )
             _poison_target(sem, ln)
     hedging(lines, config, emit)
     _finalise_undeclared(diagnostics, sem)
@@ -140,7 +178,13 @@ def run(text: str, config: LintConfig, *, symbolic: bool, fallback: bool = False
 def _line(sem: Semantic, ln: Line) -> None:
     if ln.skipped:
         if ln.kind is not Kind.BLANK:
-            sem.emit("TE_E014", None, f"line longer than {MAX_LINE_CHARS} characters; not checked", limit="line_chars", value=str(len(ln.text)))
+            sem.emit(
+                "TE_E014",
+                None,
+                f"line longer than {MAX_LINE_CHARS} characters; not checked",
+                limit="line_chars",
+                value=str(len(ln.text)),
+            )
         raise LineAbort()
     parsed = ln.parsed
     if isinstance(parsed, Malformed):
@@ -181,7 +225,11 @@ def _poison_target(sem: Semantic, ln: Line) -> None:
         name = ln.parsed.name
     elif isinstance(ln.parsed, EqBody):
         name = ln.parsed.target
-    elif ln.kind is Kind.DECL or (ln.kind is Kind.BRACKET and ln.tag == "EQ") or (ln.tag == "GIVEN" and ln.kind is Kind.HEADER):
+    elif (
+        ln.kind is Kind.DECL
+        or (ln.kind is Kind.BRACKET and ln.tag == "EQ")
+        or (ln.tag == "GIVEN" and ln.kind is Kind.HEADER)
+    ):
         name = leading_binding(ln.body)
     if name is None:
         return
@@ -200,7 +248,9 @@ def _finalise_undeclared(diagnostics: list[Diagnostic], sem: Semantic) -> None:
             name = ev.get("symbol")
             if name is not None and name in sem.undeclared and "also_used_at" in ev:
                 ev["also_used_at"] = sorted(set(sem.undeclared[name]["also_used_at"]))
-                diagnostics[k] = Diagnostic(d.code, d.line, d.column, d.message, d.tag, d.id, tuple(ev.items()))
+                diagnostics[k] = Diagnostic(
+                    d.code, d.line, d.column, d.message, d.tag, d.id, tuple(ev.items())
+                )
 
 
 def _finish(diagnostics: list[Diagnostic], config: LintConfig, stats: dict[str, int]) -> LintResult:
@@ -215,7 +265,10 @@ def _finish(diagnostics: list[Diagnostic], config: LintConfig, stats: dict[str, 
         seen.add(key)
         unique.append(d)
     unique.sort(key=Diagnostic.sort_key)
-    flag = any(CODES[d.code].severity == "error" or (config.strict and CODES[d.code].severity == "warning") for d in unique)
+    flag = any(
+        CODES[d.code].severity == "error" or (config.strict and CODES[d.code].severity == "warning")
+        for d in unique
+    )
     return LintResult(tuple(unique), "FLAG" if flag else "CLEAN", stats)
 
 

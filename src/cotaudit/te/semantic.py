@@ -8,6 +8,7 @@ already reported is *poisoned* and stays silent.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 from collections.abc import Callable, Iterator
 from fractions import Fraction
@@ -20,8 +21,8 @@ from cotaudit.te.evaluate import Evaluator, UserFunction
 from cotaudit.te.grammar import Decl, Line
 from cotaudit.te.ir import Node
 from cotaudit.te.numeric import EvalError, LimitError, NeedsSymbolic, Poisoned, approx_fraction
-from cotaudit.te.scope import BELIEF, POISON, TRUTH, Binding, EvalFailure, Scope, Slot, WorldView, usable
-from cotaudit.te.unitcheck import LIT, DimensionError, UnitEnv, UnitT, known, show, unit_of
+from cotaudit.te.scope import BELIEF, POISON, TRUTH, Binding, EvalFailure, Scope, Slot, usable
+from cotaudit.te.unitcheck import DimensionError, UnitEnv, UnitT, derivation, known, unit_of
 from cotaudit.te.units import UnitSyntaxError, UnitVec, format_unit, parse_unit
 
 
@@ -129,7 +130,13 @@ class Semantic:
         try:
             return parse_unit(text)
         except UnitSyntaxError as err:
-            self.emit("TE_E013", col + err.offset, f"bad unit [{text}]: {err.reason}", reason=err.reason, fragment=text)
+            self.emit(
+                "TE_E013",
+                col + err.offset,
+                f"bad unit [{text}]: {err.reason}",
+                reason=err.reason,
+                fragment=text,
+            )
             raise LineAbort() from None
 
     # -- stage 3: names --------------------------------------------------------------------
@@ -186,7 +193,7 @@ class Semantic:
         self.undeclared[ref.id] = evidence
         msg = f"symbol '{ref.id}' is not declared"
         if reason is not None:
-            msg = f"'{ref.id}' is a {reason}" if reason.startswith("a ") else f"'{ref.id}' is a {reason}"
+            msg = f"'{ref.id}' is {reason}" if reason.startswith("a ") else f"'{ref.id}' is a {reason}"
         elif "defined_at" in evidence:
             msg += f" before this line (it is bound at line {evidence['defined_at']})"
         if evidence["suggestions"]:
@@ -236,8 +243,8 @@ class Semantic:
         for w in self.worlds():
             try:
                 results[w] = unit_of(node, self.unit_env(w))
-            except DimensionError as err:
-                errors[w] = err
+            except DimensionError as dim_err:
+                errors[w] = dim_err
                 results[w] = None
         if errors and len(errors) == len(self.worlds()):
             err = errors[TRUTH] if TRUTH in errors else next(iter(errors.values()))
@@ -277,8 +284,11 @@ class Semantic:
             return POISON
         except sym.SymbolicTimeout:
             self.emit(
-                "TE_E014", None, "a SymPy call exceeded its time budget",
-                limit="sympy_time", value=str(self.config.limits.sympy_timeout),
+                "TE_E014",
+                None,
+                "a SymPy call exceeded its time budget",
+                limit="sympy_time",
+                value=str(self.config.limits.sympy_timeout),
             )
             raise LineAbort() from None
         except LimitError as err:
@@ -299,7 +309,13 @@ class Semantic:
         assert ln is not None
         name = decl.name
         if name in ir.RESERVED or name.startswith("__"):
-            self.emit("TE_E013", decl.name_col, f"'{name}' is reserved and cannot be declared", reason="reserved", fragment=name)
+            self.emit(
+                "TE_E013",
+                decl.name_col,
+                f"'{name}' is reserved and cannot be declared",
+                reason="reserved",
+                fragment=name,
+            )
             return
         existing = self.scope.current(name)
         if decl.kind == "doc":
@@ -326,7 +342,9 @@ class Semantic:
         vals = self.values(node)
         self.report_eval_failure(vals, decl.value_col)
         units = [self._binding_unit(computed[w], unit, w) for w in (TRUTH, BELIEF)]
-        self._declare(existing, Binding(name, "given", ln.no, ln.block_path, values=list(vals), units=units), decl)
+        self._declare(
+            existing, Binding(name, "given", ln.no, ln.block_path, values=list(vals), units=units), decl
+        )
 
     def _binding_unit(self, computed: UnitT, declared: UnitVec | None, world: int) -> UnitT:
         """Truth unit = computed (else declared); belief unit = declared (else computed)."""
@@ -378,7 +396,13 @@ class Semantic:
         params = frozenset(decl.params)
         bad = [p for p in decl.params if p in ir.RESERVED or p.startswith("__")]
         if bad:
-            self.emit("TE_E013", decl.value_col, f"'{bad[0]}' is reserved and cannot be a parameter", reason="reserved", fragment=bad[0])
+            self.emit(
+                "TE_E013",
+                decl.value_col,
+                f"'{bad[0]}' is reserved and cannot be a parameter",
+                reason="reserved",
+                fragment=bad[0],
+            )
             return
         ok = True
         for ref in self.refs(node, params):
@@ -419,7 +443,12 @@ class Semantic:
             self.unit_mismatch(declared, c, col, node)
 
     def unit_mismatch(
-        self, declared: UnitVec, computed: UnitVec, col: int | None, node: Node | None, against: str = "computed"
+        self,
+        declared: UnitVec,
+        computed: UnitVec,
+        col: int | None,
+        node: Node | None,
+        against: str = "computed",
     ) -> None:
         ev: dict[str, Any] = {
             "against": against,
@@ -432,18 +461,11 @@ class Semantic:
             ratio = computed.factor / declared.factor
             ev["factor"] = fmt(ratio)
         if node is not None:
-            from cotaudit.te.unitcheck import derivation
-
-            try:
+            with contextlib.suppress(DimensionError):  # E009 lines never reach E005
                 ev["derivation"] = derivation(node, self.unit_env(TRUTH))
-            except DimensionError:  # pragma: no cover - E009 lines skip E005
-                pass
-        self.emit(
-            "TE_E005",
-            col,
-            f"declared unit {format_unit(declared)} is incompatible with the {against} unit {format_unit(computed)}",
-            **ev,
-        )
+        d_text, c_text = format_unit(declared), format_unit(computed)
+        message = f"declared unit {d_text} is incompatible with the {against} unit {c_text}"
+        self.emit("TE_E005", col, message, **ev)
 
     def evidence_value(self, key: str, v: Slot) -> dict[str, Any]:
         if not usable(v):

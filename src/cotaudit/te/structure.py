@@ -1,4 +1,4 @@
-"""Structural rules: E001 order, E002 IDs, E003 references, E008 blocks, E010 untagged, E013 tags, E012 hedging.
+"""Structural rules: E001 order, E002 IDs, E003 references, E008 blocks, E010, E013 tags, E012 hedging.
 
 Also the prescan the semantic pass needs (first definitions of IDs and symbols, names the
 trace binds) and the block path of every line (TE-34).
@@ -17,6 +17,7 @@ from cotaudit.te.grammar import (
     Kind,
     Line,
     Malformed,
+    ResolveBody,
     parse_ans,
     parse_check,
     parse_decl,
@@ -86,10 +87,26 @@ def _shape(lines: list[Line], emit: Emit) -> None:
         elif ln.kind is Kind.ATTEMPT and not ln.skipped:
             col = len(ln.text) - len(ln.text.lstrip())
             shape = f"{ln.tag}:" if ln.tag in ("GIVEN", "GOAL", "ANS") else f"{ln.tag}[id]:"
-            diag(emit, "TE_E013", ln, col, f"malformed {ln.tag} line: expected `{shape} ...`", reason="tag", fragment=ln.text.strip()[:40])
+            diag(
+                emit,
+                "TE_E013",
+                ln,
+                col,
+                f"malformed {ln.tag} line: expected `{shape} ...`",
+                reason="tag",
+                fragment=ln.text.strip()[:40],
+            )
         elif ln.kind is Kind.BRACKET and ln.id is None:
             col = ln.text.index("[") + 1
-            diag(emit, "TE_E013", ln, col, f"invalid ID {ln.raw_id!r}: IDs look like e1 or step_2", reason="id", fragment=ln.raw_id or "")
+            diag(
+                emit,
+                "TE_E013",
+                ln,
+                col,
+                f"invalid ID {ln.raw_id!r}: IDs look like e1 or step_2",
+                reason="id",
+                fragment=ln.raw_id or "",
+            )
 
 
 def _order(lines: list[Line], emit: Emit) -> None:
@@ -115,7 +132,9 @@ def _order(lines: list[Line], emit: Emit) -> None:
         if g is None:
             anchor = first_nb
         else:
-            after = [ln.no for ln in lines if ln.no > g and ln.kind is not Kind.BLANK and not ln.in_given_block]
+            after = [
+                ln.no for ln in lines if ln.no > g and ln.kind is not Kind.BLANK and not ln.in_given_block
+            ]
             after = [n for n in after if lines[n - 1].kind is not Kind.DECL]
             anchor = after[0] if after else last_nb
         add(anchor, "missing GOAL: declare the goal after the GIVEN block", "GOAL", "none")
@@ -131,12 +150,30 @@ def _order(lines: list[Line], emit: Emit) -> None:
     header_end = max(x for x in (g, o) if x is not None) if (g is not None or o is not None) else None
     for ln in lines:
         if ln.kind is Kind.BRACKET and header_end is not None and ln.no < header_end:
-            add(ln.no, "body line inside header (before GIVEN and GOAL are complete)", "GIVEN, GOAL, then body", ln.tag or "")
+            add(
+                ln.no,
+                "body line inside header (before GIVEN and GOAL are complete)",
+                "GIVEN, GOAL, then body",
+                ln.tag or "",
+            )
         if a is not None and ln.no > a and ln.kind in (Kind.BRACKET, Kind.HEADER):
-            add(ln.no, "content after ANS (ANS must be the last tagged line)", "nothing after ANS", ln.tag or "")
+            add(
+                ln.no,
+                "content after ANS (ANS must be the last tagged line)",
+                "nothing after ANS",
+                ln.tag or "",
+            )
     for line_no in sorted(found):
         message, expected, got = found[line_no]
-        diag(emit, "TE_E001", lines[line_no - 1] if line_no <= len(lines) else lines[-1], None, message, expected=expected, found=got)
+        diag(
+            emit,
+            "TE_E001",
+            lines[line_no - 1] if line_no <= len(lines) else lines[-1],
+            None,
+            message,
+            expected=expected,
+            found=got,
+        )
 
 
 def _ids(lines: list[Line], pre: Prescan, emit: Emit) -> None:
@@ -146,7 +183,14 @@ def _ids(lines: list[Line], pre: Prescan, emit: Emit) -> None:
             first = pre.ids.get(ln.id)
             if first is not None and first[0] != ln.no:
                 col = ln.text.index("[") + 1
-                diag(emit, "TE_E002", ln, col, f"ID '{ln.id}' is already defined at line {first[0]}", first_line=first[0])
+                diag(
+                    emit,
+                    "TE_E002",
+                    ln,
+                    col,
+                    f"ID '{ln.id}' is already defined at line {first[0]}",
+                    first_line=first[0],
+                )
 
 
 def _ref_problem(name: str, line: int, pre: Prescan) -> dict[str, Any] | None:
@@ -173,14 +217,21 @@ def _blocks_and_refs(lines: list[Line], pre: Prescan, emit: Emit) -> None:
             ans_line = ln.no
             for oid, open_line in stack:
                 _e008(emit, lines[open_line - 1], oid, reported, ans_line=ln.no)
-        if ln.kind is not Kind.BRACKET or ln.skipped and ln.tag not in ("OPEN", "RESOLVE"):
+        if ln.kind is not Kind.BRACKET or (ln.skipped and ln.tag not in ("OPEN", "RESOLVE")):
             continue
         if ln.tag == "STEP" and not ln.skipped:
             for ref in step_refs(ln.body, ln.body_col):
                 problem = _ref_problem(ref.name, ln.no, pre)
                 if problem is not None:
                     where = f" (defined at line {problem['defined_at']})" if "defined_at" in problem else ""
-                    diag(emit, "TE_E003", ln, ref.col, f"'{ref.name}' is cited {problem['reason']}{where}", **problem)
+                    diag(
+                        emit,
+                        "TE_E003",
+                        ln,
+                        ref.col,
+                        f"'{ref.name}' is cited {problem['reason']}{where}",
+                        **problem,
+                    )
         elif ln.tag == "OPEN" and ln.id is not None:
             if ln.id not in opens:
                 opens[ln.id] = ln.no
@@ -211,7 +262,14 @@ def _resolve(
         del stack[k:]
         resolved_at.setdefault(ln.id, ln.no)
     elif ln.id in resolved_at:
-        diag(emit, "TE_E002", ln, col, f"OPEN '{ln.id}' was already resolved at line {resolved_at[ln.id]}", first_line=resolved_at[ln.id])
+        diag(
+            emit,
+            "TE_E002",
+            ln,
+            col,
+            f"OPEN '{ln.id}' was already resolved at line {resolved_at[ln.id]}",
+            first_line=resolved_at[ln.id],
+        )
     else:
         first = pre.ids.get(ln.id)
         if first is None:
@@ -230,12 +288,19 @@ def _resolve(
     if isinstance(body, Malformed):
         diag(emit, "TE_E013", ln, body.col, body.reason, reason=body.reason, fragment=body.fragment)
         return
-    if body is None or not hasattr(body, "by"):
+    if not isinstance(body, ResolveBody):
         return
     problem = _ref_problem(body.by, ln.no, pre)
     if problem is not None:
         where = f" (defined at line {problem['defined_at']})" if "defined_at" in problem else ""
-        diag(emit, "TE_E003", ln, body.by_col, f"RESOLVE by '{body.by}': reference is {problem['reason']}{where}", **problem)
+        diag(
+            emit,
+            "TE_E003",
+            ln,
+            body.by_col,
+            f"RESOLVE by '{body.by}': reference is {problem['reason']}{where}",
+            **problem,
+        )
 
 
 def _e008(emit: Emit, open_ln: Line, oid: str, reported: set[int], **where: Any) -> None:
@@ -243,7 +308,8 @@ def _e008(emit: Emit, open_ln: Line, oid: str, reported: set[int], **where: Any)
         return
     reported.add(open_ln.no)
     if "closed_by_line" in where:
-        msg = f"OPEN '{oid}' is still open when an enclosing block is resolved at line {where['closed_by_line']}"
+        closed = where["closed_by_line"]
+        msg = f"OPEN '{oid}' is still open when an enclosing block is resolved at line {closed}"
     elif where.get("ans_line") is not None:
         msg = f"OPEN '{oid}' is not resolved before ANS (line {where['ans_line']})"
     else:
@@ -264,4 +330,11 @@ def hedging(lines: list[Line], config: LintConfig, emit: Emit) -> None:
         matches = list(pattern.finditer(text))
         if matches:
             tokens = [m.group() for m in matches]
-            diag(emit, "TE_E012", ln, matches[0].start(), f"hedging word '{tokens[0]}': state what you computed", tokens=tokens)
+            diag(
+                emit,
+                "TE_E012",
+                ln,
+                matches[0].start(),
+                f"hedging word '{tokens[0]}': state what you computed",
+                tokens=tokens,
+            )

@@ -107,7 +107,10 @@ def add_units(a: UnitT, b: UnitT, node: Node, op: str) -> UnitT:
     if ka is not None and kb is not None:
         if not ka.compatible(kb):
             raise DimensionError(
-                ir.render(node), op, format_unit(ka), format_unit(kb),
+                ir.render(node),
+                op,
+                format_unit(ka),
+                format_unit(kb),
                 f"cannot combine {format_unit(ka)} and {format_unit(kb)} with '{op}'",
             )
         return ka
@@ -148,7 +151,10 @@ def _binop(node: ir.BinOp, env: UnitEnv, local: frozenset[str]) -> UnitT:
     exponent = env.constant_exponent(node.right)
     if exponent is None:
         raise DimensionError(
-            ir.render(node), "**", format_unit(a), show(b),
+            ir.render(node),
+            "**",
+            format_unit(a),
+            show(b),
             f"a {format_unit(a)} base needs a constant rational exponent",
         )
     return a**exponent
@@ -178,7 +184,11 @@ def _call(node: ir.Call, env: UnitEnv, local: frozenset[str]) -> UnitT:
             ka = known(a)
             if ka is not None and not ka.dimensionless:
                 raise DimensionError(
-                    ir.render(node), f, format_unit(ka), "1", f"{f}() needs a dimensionless argument, got {format_unit(ka)}"
+                    ir.render(node),
+                    f,
+                    format_unit(ka),
+                    "1",
+                    f"{f}() needs a dimensionless argument, got {format_unit(ka)}",
                 )
         return DIMENSIONLESS
     return None

@@ -21,9 +21,12 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from cotaudit.te.config import LintConfig
+
+if TYPE_CHECKING:
+    from cotaudit.te.linter import LintResult
 
 _START_TIMEOUT = 60.0  # importing SymPy on a cold, loaded machine
 _MEMORY_LIMIT = 2 * 1024**3
@@ -113,7 +116,7 @@ def _readline(stream: IO[str], timeout: float) -> str | None:
 _worker = _Worker()
 
 
-def lint_in_worker(text: str, config: LintConfig) -> Any:
+def lint_in_worker(text: str, config: LintConfig) -> LintResult | None:
     """Lint ``text`` symbolically in the worker; None if the worker failed or overran."""
     from cotaudit.te.linter import LintResult
 

@@ -1,0 +1,115 @@
+"""The ``cotaudit audit`` summary table: one row per report, then totals.
+
+Sized for a 100-column terminal: the file column is shortened from the left (``...te/c.te``)
+when the table would be wider. Timings are the only part that differs between runs; with
+``timing=False`` they print as ``-``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from cotaudit.report.model import VERDICTS, Report
+from cotaudit.report.text import count_words, input_label
+
+WIDTH = 100
+_MIN_FILE = 16
+_HEADINGS = ("file", "engine", "verdict", "errors", "warnings", "first", "ms")
+_RIGHT = {"errors", "warnings", "ms"}
+
+
+def _first_finding(report: Report) -> str:
+    if report.verdict == "invalid":
+        return "(invalid input)"
+    if not report.findings:
+        return "-"
+    f = report.findings[0]
+    where = str(f.location.line) if f.location.line is not None else (f.location.step or "-")
+    return f"{where} {f.code}"
+
+
+def _ms(value: float | None, timing: bool) -> str:
+    return f"{value:.2f}" if timing and value is not None else "-"
+
+
+def _shorten(text: str, width: int) -> str:
+    return text if len(text) <= width else "..." + text[len(text) - width + 3 :]
+
+
+def summary_rows(reports: Sequence[Report], *, timing: bool = True) -> list[tuple[str, ...]]:
+    """The table body: (file, engine, verdict, errors, warnings, first, ms) per report."""
+    rows: list[tuple[str, ...]] = []
+    for r in reports:
+        errors = sum(1 for f in r.findings if f.severity == "error")
+        warnings = sum(1 for f in r.findings if f.severity == "warning")
+        rows.append(
+            (
+                input_label(r.input),
+                r.engine,
+                r.verdict,
+                str(errors),
+                str(warnings),
+                _first_finding(r),
+                _ms(r.timing_ms, timing),
+            )
+        )
+    return rows
+
+
+def render_table(rows: Sequence[tuple[str, ...]], width: int = WIDTH) -> str:
+    """Left-aligned text columns, right-aligned numbers, two spaces apart, at most ``width`` wide."""
+    table = [_HEADINGS, *rows]
+    widths = [max(len(row[i]) for row in table) for i in range(len(_HEADINGS))]
+    overflow = sum(widths) + 2 * (len(widths) - 1) - width
+    if overflow > 0:
+        widths[0] = max(_MIN_FILE, widths[0] - overflow)
+    lines = []
+    for row in table:
+        cells = []
+        for i, (heading, cell) in enumerate(zip(_HEADINGS, row, strict=True)):
+            text = _shorten(cell, widths[i]) if i == 0 else cell
+            cells.append(text.rjust(widths[i]) if heading in _RIGHT else text.ljust(widths[i]))
+        lines.append("  ".join(cells).rstrip())
+    return "".join(line + "\n" for line in lines)
+
+
+def _median(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
+def render_totals(
+    reports: Sequence[Report], *, timing: bool = True, skipped: Mapping[str, int] | None = None
+) -> str:
+    """Counts per verdict, findings, total and median time, and skipped files counted by kind."""
+    counts = {v: sum(1 for r in reports if r.verdict == v) for v in VERDICTS}
+    errors = sum(1 for r in reports for f in r.findings if f.severity == "error")
+    warnings = sum(1 for r in reports for f in r.findings if f.severity == "warning")
+    findings = sum(len(r.findings) for r in reports)
+    verdicts = "  ".join(f"{v}: {counts[v]}" for v in VERDICTS)
+    lines = [
+        f"files: {len(reports)}  {verdicts}",
+        f"findings: {findings} ({count_words(errors, 'error')}, {count_words(warnings, 'warning')})",
+    ]
+    times = [r.timing_ms for r in reports if r.timing_ms is not None]
+    if timing and times:
+        lines.append(f"time: total {sum(times):.2f} ms, median {_median(times):.2f} ms")
+    else:
+        lines.append("time: -")
+    n_skipped = sum((skipped or {}).values())
+    if n_skipped:
+        why = ", ".join(f"{n} {kind}" for kind, n in sorted((skipped or {}).items()) if n)
+        lines.append(f"skipped: {n_skipped} file{'s' if n_skipped != 1 else ''} ({why})")
+    return "".join(line + "\n" for line in lines)
+
+
+def render_summary(
+    reports: Sequence[Report], *, timing: bool = True, skipped: Mapping[str, int] | None = None
+) -> str:
+    """The table, a blank line, then the totals."""
+    return (
+        render_table(summary_rows(reports, timing=timing))
+        + "\n"
+        + render_totals(reports, timing=timing, skipped=skipped)
+    )

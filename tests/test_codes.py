@@ -1,0 +1,84 @@
+"""Freeze the stable codes table: codes are never renumbered, renamed or reused.
+
+Adding a code means adding it here too (that is the review step). Changing or removing an
+existing line of FROZEN is a breaking change and must not happen.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from cotaudit import codes
+
+FROZEN: dict[str, tuple[str, str]] = {
+    "TE_E001": ("header-order", "error"),
+    "TE_E002": ("duplicate-id", "error"),
+    "TE_E003": ("unresolved-reference", "error"),
+    "TE_E004": ("undeclared-symbol", "error"),
+    "TE_E005": ("unit-mismatch", "error"),
+    "TE_E006": ("numeric-mismatch", "error"),
+    "TE_E007": ("check-disagrees", "error"),
+    "TE_E008": ("unresolved-open", "error"),
+    "TE_E009": ("dimension-error", "error"),
+    "TE_E010": ("untagged-line", "error"),
+    "TE_E011": ("answer-not-derived", "error"),
+    "TE_E012": ("hedging-token", "error"),
+    "TE_E013": ("malformed-line", "error"),
+    "TE_E014": ("limit-exceeded", "error"),
+    "TE_W001": ("undecidable-claim", "warning"),
+    "TE_X001": ("internal-error", "error"),
+}
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "codes.md"
+
+
+def _all_entries() -> list[codes.Code]:
+    """Every Code in every engine tuple of the module (CODES, a dict, would hide duplicates)."""
+    entries: list[codes.Code] = []
+    for value in vars(codes).values():
+        if isinstance(value, tuple) and value and all(isinstance(c, codes.Code) for c in value):
+            entries.extend(value)
+    return entries
+
+
+def test_table_is_frozen() -> None:
+    assert {c: (e.name, e.severity) for c, e in codes.CODES.items()} == FROZEN
+
+
+def test_codes_unique() -> None:
+    entries = _all_entries()
+    assert len(entries) == len(codes.CODES)
+    assert len({e.code for e in entries}) == len(entries)
+    assert all(key == entry.code for key, entry in codes.CODES.items())
+
+
+def test_names_unique_per_engine() -> None:
+    seen: set[tuple[str, str]] = set()
+    for entry in codes.CODES.values():
+        assert (entry.engine, entry.name) not in seen, entry
+        seen.add((entry.engine, entry.name))
+
+
+@pytest.mark.parametrize("entry", list(codes.CODES.values()), ids=lambda e: e.code)
+def test_entry_shape(entry: codes.Code) -> None:
+    match = re.fullmatch(r"[A-Z][A-Z0-9]*_([EWIX])\d{3}", entry.code)
+    assert match, entry.code
+    expected = {"E": "error", "W": "warning", "I": "info", "X": "error"}[match.group(1)]
+    assert entry.severity == expected
+    assert re.fullmatch(r"[a-z][a-z0-9-]*", entry.name)
+    assert entry.summary.endswith(".") and entry.layer
+
+
+def test_lookup() -> None:
+    assert codes.lookup("TE_E006").name == "numeric-mismatch"
+    with pytest.raises(KeyError):
+        codes.lookup("TE_E999")
+
+
+def test_docs_are_generated() -> None:
+    assert DOCS.read_text(encoding="utf-8") == codes.render_markdown(), (
+        "docs/codes.md is stale: run `python -m cotaudit.codes > docs/codes.md`"
+    )
