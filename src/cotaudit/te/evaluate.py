@@ -138,10 +138,11 @@ class Evaluator:
         if op == "/" and (y == 0):
             raise EvalError("division by zero")
         if op == "**":
-            if isinstance(b, Fraction) and b.denominator == 1:
+            if isinstance(b, Fraction):
                 lim = self.limits.max_symbolic_exponent if sym.free_symbols(a) else self.limits.max_exponent
-                if abs(b.numerator) > lim:
-                    raise LimitError("exponent", str(b.numerator), f"exponent {b.numerator} exceeds {lim}")
+                if abs(b) > lim:
+                    shown = sym.text(b)
+                    raise LimitError("exponent", shown, f"exponent {shown} exceeds {lim}")
             elif not isinstance(b, Fraction) and sym.free_symbols(b):
                 pass  # symbolic exponent: bounded by the per-call deadline
             if x == 0 and getattr(y, "is_negative", False):

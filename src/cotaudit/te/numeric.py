@@ -114,6 +114,11 @@ def pow_fraction(base: Fraction, exp: Fraction, limits: Limits) -> Fraction:
                 "result_bits", str(estimate), f"result of a power would need about {estimate} bits"
             )
         return check_size(base**e, limits)
+    if abs(exp) > limits.max_exponent:
+        raise LimitError("exponent", fmt_fraction(exp), f"exponent {fmt_fraction(exp)} exceeds {limits.max_exponent}")
+    estimate = bits(base) * abs(exp)
+    if estimate > limits.max_bits:
+        raise LimitError("result_bits", str(int(estimate)), f"result of a power would need about {int(estimate)} bits")
     q = exp.denominator
     if q > limits.max_root_degree or base < 0:
         raise NeedsSymbolic()

@@ -458,8 +458,8 @@ class Semantic:
             "computed_dimensionality": computed.dimensionality(),
         }
         if declared.dimensionality() == computed.dimensionality():
-            ratio = computed.factor / declared.factor
-            ev["factor"] = fmt(ratio)
+            # how many computed units one declared unit is: mile vs m gives 1609.344
+            ev.update(self.evidence_value("factor", declared.factor / computed.factor))
         if node is not None:
             with contextlib.suppress(DimensionError):  # E009 lines never reach E005
                 ev["derivation"] = derivation(node, self.unit_env(TRUTH))

@@ -54,6 +54,7 @@ def known(u: UnitT) -> UnitVec | None:
     return u if isinstance(u, UnitVec) else None
 
 
+_MAX_UNIT_EXPONENT = 1000
 _ADDITIVE = frozenset({"min", "max", "mod", "gcd", "lcm"})
 _SAME_AS_ARG = frozenset({"abs", "floor", "ceil", "round"})
 _DIMENSIONLESS_ARGS = frozenset({"log", "exp", "sin", "cos", "tan", "factorial", "binomial"})
@@ -157,6 +158,8 @@ def _binop(node: ir.BinOp, env: UnitEnv, local: frozenset[str]) -> UnitT:
             show(b),
             f"a {format_unit(a)} base needs a constant rational exponent",
         )
+    if abs(exponent) > _MAX_UNIT_EXPONENT:
+        return None  # the value stage refuses such a power (TE_E014); no unit to speak of
     return a**exponent
 
 

@@ -1,0 +1,589 @@
+"""Units of the TE linter: curated registry, TE's unit parser and exact unit vectors (te.md §5).
+
+* TE-37: the only unit vocabulary is ``data/units.txt``, loaded into an empty pint registry
+  (no prefixes). pint supplies every physical factor and dimensionality, exactly, as Fractions.
+* TE-38: unit text from a trace is parsed here, never by pint's string parser (TE-18). Names
+  that the curated file does not define are count nouns with their own base dimension.
+* TE-40: two units are compatible iff they have the same dimensions and a factor ratio of 1.
+
+Importing this module does not import pint: count nouns (most units in word problems) are
+resolved from the alias table, which is read from ``units.txt`` directly. pint is imported and
+the registry built once per process, on the first physical, currency or label name.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import re
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
+
+if TYPE_CHECKING:
+    from pint import UnitRegistry
+
+__all__ = [
+    "DIMENSIONLESS",
+    "IRREGULAR_PLURALS",
+    "UnitSyntaxError",
+    "UnitVec",
+    "format_unit",
+    "parse_unit",
+    "singularize",
+    "unit_ratio",
+]
+
+_COUNT_PREFIX: Final = "count:"
+_TOLERANCE: Final = Fraction(1, 10**9)  # TE-40, inclusive
+_MAX_EXACT_ROOT: Final = 64  # higher roots are never exact in practice; skip the integer search
+
+
+def _pow_text(symbol: str, exp: Fraction) -> str:
+    if exp == 1:
+        return symbol
+    return f"{symbol}**{exp}" if exp.denominator == 1 else f"{symbol}**({exp})"
+
+
+def _quotient_text(parts: list[tuple[str, Fraction]], head: str | None) -> str:
+    """``a*b**2/c/d``; ``head`` (a number) replaces the implicit leading 1 when given."""
+    num = [_pow_text(s, e) for s, e in parts if e > 0]
+    den = [_pow_text(s, -e) for s, e in parts if e < 0]
+    text = "*".join(num) or "1" if head is None else "*".join([head, *num])
+    return text + "".join("/" + d for d in den)
+
+
+@dataclass(frozen=True, slots=True)
+class UnitVec:
+    """A unit as an exact factor to base units times a product of base dimensions.
+
+    ``exps`` is kept canonical (sorted by dimension name, no zero exponents) so that ``==`` and
+    ``hash`` mean "same unit". Dimensions are pint's (``length``, ``currency_USD``) or count
+    dimensions (``count:egg``).
+    """
+
+    factor: Fraction
+    exps: tuple[tuple[str, Fraction], ...] = ()
+
+    def __post_init__(self) -> None:
+        factor = Fraction(self.factor)
+        if factor <= 0:
+            raise ValueError(f"unit factor must be positive, got {factor}")
+        merged: dict[str, Fraction] = {}
+        for dim, exp in self.exps:
+            merged[dim] = merged.get(dim, Fraction(0)) + Fraction(exp)
+        exps = tuple(sorted((d, e) for d, e in merged.items() if e != 0))
+        # frozen + slots: canonicalize in place once, at construction
+        object.__setattr__(self, "factor", factor)
+        object.__setattr__(self, "exps", exps)
+
+    @classmethod
+    def _canonical(cls, factor: Fraction, exps: dict[str, Fraction]) -> UnitVec:
+        """Build from already-exact parts, skipping ``__post_init__``: arithmetic is hot."""
+        vec = object.__new__(cls)
+        object.__setattr__(vec, "factor", factor)
+        object.__setattr__(vec, "exps", tuple(sorted((d, e) for d, e in exps.items() if e)))
+        return vec
+
+    def _combine(self, other: UnitVec, sign: int) -> UnitVec:
+        merged = dict(self.exps)
+        for dim, exp in other.exps:
+            if sign < 0:
+                exp = -exp
+            old = merged.get(dim)
+            merged[dim] = exp if old is None else old + exp
+        factor = self.factor * other.factor if sign > 0 else self.factor / other.factor
+        return UnitVec._canonical(factor, merged)
+
+    def __mul__(self, other: UnitVec) -> UnitVec:
+        if not isinstance(other, UnitVec):
+            return NotImplemented
+        return self._combine(other, 1)
+
+    def __truediv__(self, other: UnitVec) -> UnitVec:
+        if not isinstance(other, UnitVec):
+            return NotImplemented
+        return self._combine(other, -1)
+
+    def __pow__(self, k: Fraction | int) -> UnitVec:
+        """Rational power; callers bound ``k`` (the factor grows as ``factor ** k``)."""
+        k = Fraction(k)
+        return UnitVec._canonical(_rational_power(self.factor, k), {d: e * k for d, e in self.exps})
+
+    @property
+    def dimensionless(self) -> bool:
+        """True for pure numbers and labels (percent, degree, ...), whatever the factor."""
+        return not self.exps
+
+    def compatible(self, other: UnitVec) -> bool:
+        """TE-40: same dimensions and a conversion factor of 1 within 1e-9 (inclusive)."""
+        return self.exps == other.exps and abs(self.factor / other.factor - 1) <= _TOLERANCE
+
+    def dimensionality(self) -> str:
+        """Deterministic dimension text, e.g. ``[length]/[time]`` or ``dimensionless``."""
+        if not self.exps:
+            return "dimensionless"
+        return _quotient_text([(f"[{d}]", e) for d, e in self.exps], None)
+
+
+DIMENSIONLESS: Final = UnitVec(Fraction(1))
+
+
+def unit_ratio(a: UnitVec, b: UnitVec) -> Fraction | None:
+    """Factor of ``a`` in units of ``b`` (``mile``/``m`` = 1609.344); None if dimensions differ."""
+    if a.exps != b.exps:
+        return None
+    return a.factor / b.factor
+
+
+def _int_root(x: int, n: int) -> int:
+    """floor(x ** (1/n)) for x >= 0, by integer Newton iteration (no float overflow)."""
+    if x < 2:
+        return x
+    r = 1 << -(-x.bit_length() // n)
+    while True:
+        y = ((n - 1) * r + x // r ** (n - 1)) // n
+        if y >= r:
+            return r
+        r = y
+
+
+def _rational_power(f: Fraction, k: Fraction) -> Fraction:
+    if k.denominator == 1:
+        return f ** int(k)
+    n = k.denominator
+    if n <= _MAX_EXACT_ROOT:
+        num, den = _int_root(f.numerator, n), _int_root(f.denominator, n)
+        if num**n == f.numerator and den**n == f.denominator:
+            return Fraction(num, den) ** k.numerator
+    # Irrational root: 60 significant digits, far below TE-40's 1e-9 tolerance, so the result
+    # stays compatible with itself under any later exact arithmetic.
+    from decimal import Decimal, localcontext
+
+    with localcontext() as ctx:
+        ctx.prec = 60
+        root = ((Decimal(f.numerator).ln() - Decimal(f.denominator).ln()) / n).exp()
+    return Fraction(root) ** k.numerator
+
+
+# ---- curated file and alias table (no pint) --------------------------------------------------
+
+_DATA_FILE: Final = Path(__file__).with_name("data") / "units.txt"
+_ALIAS_DIRECTIVE: Final = "#@alias"
+_IDENTITY: Final = "1"  # TE's dimensionless identity; never needs pint
+
+
+@functools.cache
+def _definition_lines() -> tuple[str, ...]:
+    return tuple(_DATA_FILE.read_text(encoding="utf-8").splitlines())
+
+
+@functools.cache
+def _alias_table() -> Mapping[str, str]:
+    """Every name units.txt defines -> the name to ask pint about (or ``1``).
+
+    Mirrors pint's definition syntax ``name = definition [= symbol] [= alias ...]``; a test checks
+    that pint, given the same file, defines exactly these names.
+    """
+    table = {_IDENTITY: _IDENTITY}
+    directives: dict[str, str] = {}
+    for raw in _definition_lines():
+        line = raw.strip()
+        if line.startswith(_ALIAS_DIRECTIVE):
+            name, _, target = line[len(_ALIAS_DIRECTIVE) :].partition("=")
+            directives[name.strip()] = target.strip()
+            continue
+        line = line.partition("#")[0].strip()
+        if not line:
+            continue
+        parts = [p.strip() for p in line.split("=")]
+        for name in [parts[0], *parts[2:]]:
+            if name != "_":
+                table[name] = name
+    for name, target in directives.items():
+        if table.get(target) != target:
+            raise RuntimeError(f"units.txt: alias {name!r} targets undefined unit {target!r}")
+        table[name] = target
+    return table
+
+
+# ---- the pint registry (lazy, once per process) ----------------------------------------------
+
+_LOCK: Final = threading.Lock()
+_registry_holder: list[UnitRegistry[Any]] = []
+
+
+def _registry() -> UnitRegistry[Any]:
+    if not _registry_holder:
+        with _LOCK:
+            if not _registry_holder:
+                import pint  # deferred: importing pint costs far more than a whole lint
+
+                registry: UnitRegistry[Any] = pint.UnitRegistry(None, non_int_type=Fraction)
+                registry.load_definitions(list(_definition_lines()))
+                _registry_holder.append(registry)
+    return _registry_holder[0]
+
+
+def _exact(value: object) -> Fraction:
+    if isinstance(value, int | Fraction):
+        return Fraction(value)
+    if isinstance(value, float):  # not expected with non_int_type=Fraction; keep the decimal
+        return Fraction(repr(value))
+    raise TypeError(f"unexpected pint factor {value!r}")
+
+
+@functools.cache
+def _pint_vector(name: str) -> UnitVec:
+    """Factor and dimensions of a name that is verified to be defined in units.txt."""
+    registry = _registry()
+    from pint.util import UnitsContainer
+
+    ref = UnitsContainer({name: 1})  # a container, not text: nothing here is parsed
+    with _LOCK:  # pint fills internal caches on lookup
+        factor, _root = registry.get_root_units(ref)
+        dims = registry.get_dimensionality(ref)
+    exps = tuple((str(d).strip("[]"), _exact(e)) for d, e in dims.items())
+    return UnitVec(_exact(factor), exps)
+
+
+# ---- names: curated units and count nouns (TE-38) --------------------------------------------
+
+# plural -> singular; an entry mapping to itself protects a singular ending in "s".
+_IRREGULAR_PAIRS: Final = """
+calves=calf elves=elf halves=half hooves=hoof knives=knife leaves=leaf lives=life loaves=loaf
+scarves=scarf shelves=shelf thieves=thief wives=wife wolves=wolf
+buffaloes=buffalo dominoes=domino echoes=echo heroes=hero mangoes=mango mosquitoes=mosquito
+potatoes=potato tomatoes=tomato volcanoes=volcano
+aunties=auntie brownies=brownie calories=calorie cookies=cookie goalies=goalie hoodies=hoodie
+movies=movie pixies=pixie prairies=prairie rookies=rookie selfies=selfie smoothies=smoothie
+veggies=veggie zombies=zombie
+analyses=analysis atlases=atlas bonuses=bonus buses=bus busses=bus cactuses=cactus caches=cache
+campuses=campus canvases=canvas circuses=circus crises=crisis gases=gas headaches=headache
+lenses=lens niches=niche octopuses=octopus quizzes=quiz statuses=status theses=thesis
+viruses=virus walruses=walrus
+bikinis=bikini emus=emu gurus=guru haikus=haiku kiwis=kiwi martinis=martini menus=menu
+safaris=safari skis=ski taxis=taxi
+cacti=cactus children=child dice=die fungi=fungus geese=goose men=man mice=mouse oxen=ox
+people=person teeth=tooth women=woman
+atlas=atlas canvas=canvas gas=gas lens=lens means=means news=news series=series species=species
+"""
+IRREGULAR_PLURALS: Final[Mapping[str, str]] = {
+    plural: singular for plural, _, singular in (p.partition("=") for p in _IRREGULAR_PAIRS.split())
+}
+
+
+def singularize(word: str) -> str:
+    """Lowercase ``word`` and singularize it by TE-38's first applicable rule."""
+    word = word.lower()
+    irregular = IRREGULAR_PLURALS.get(word)
+    if irregular is not None:
+        return irregular
+    if len(word) < 2 or word.endswith(("ss", "us", "is")):
+        return word  # one letter: never strip a word to nothing
+    if word.endswith("ies") and len(word) >= 5:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "shes", "ches", "xes", "zzes")):
+        return word[:-2]
+    if word.endswith("s"):
+        return word[:-1]
+    return word
+
+
+def _count_noun_key(name: str) -> str:
+    head, sep, last = name.lower().rpartition("_")
+    return head + sep + singularize(last)
+
+
+@functools.lru_cache(maxsize=4096)
+def _resolve_name(name: str) -> UnitVec:
+    table = _alias_table()
+    target = table.get(name)
+    if target is None:
+        key = _count_noun_key(name)
+        target = table.get(key) if len(key) >= 2 else None
+        if target is None:
+            return UnitVec._canonical(Fraction(1), {_COUNT_PREFIX + key: Fraction(1)})
+    if target == _IDENTITY:
+        return DIMENSIONLESS
+    return _pint_vector(target)
+
+
+# ---- TE's unit grammar (TE-38): a hand-written parser, bounded, linear-time -------------------
+
+_MAX_TEXT: Final = 200
+_MAX_DEPTH: Final = 10
+_MAX_EXPONENT: Final = 100
+_MAX_FACTOR_BITS: Final = 8192  # any curated unit ** 100 fits; nested ** could otherwise explode
+
+# One alternative per token class, each a single character class: linear-time.
+_TOKEN_RE: Final = re.compile(
+    r"(?P<ws>\s+)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<int>[0-9]+)|(?P<op>\*\*|[*/^()\-])|(?P<sym>[$%])"
+)
+
+
+class UnitSyntaxError(ValueError):
+    """Malformed unit text; ``offset`` is 0-based into the text given to :func:`parse_unit`."""
+
+    def __init__(self, offset: int, reason: str) -> None:
+        super().__init__(f"offset {offset}: {reason}")
+        self.offset = offset
+        self.reason = reason
+
+
+class _Token(NamedTuple):  # private records are NamedTuples: cheaper to define at import
+    kind: str  # ws is dropped; name, int, op, sym, end
+    text: str
+    offset: int
+
+
+def _tokenize(text: str) -> list[_Token]:
+    tokens: list[_Token] = []
+    pos = 0
+    while pos < len(text):
+        match = _TOKEN_RE.match(text, pos)
+        if match is None:
+            raise UnitSyntaxError(pos, f"unexpected character {text[pos]!r}")
+        kind = match.lastgroup
+        if kind is not None and kind != "ws":
+            tokens.append(_Token(kind, match.group(), pos))
+        pos = match.end()
+    tokens.append(_Token("end", "", len(text)))
+    return tokens
+
+
+def _is_word(tok: _Token) -> bool:
+    return tok.kind == "name" and tok.text != "per"
+
+
+class _Parser:
+    """unit := power (('*' | '/' | 'per') power)*;  power := atom [('**' | '^') exponent];
+    atom := word+ | '1' | '$' | '%' | '(' unit ')';  exponent := ['-'] int | '(' ['-'] int ')'."""
+
+    def __init__(self, tokens: list[_Token]) -> None:
+        self.tokens = tokens
+        self.pos = 0
+        self.depth = 0
+
+    def _peek(self) -> _Token:
+        return self.tokens[self.pos]
+
+    def _take(self) -> _Token:
+        tok = self.tokens[self.pos]
+        if tok.kind != "end":
+            self.pos += 1
+        return tok
+
+    def parse(self) -> UnitVec:
+        if self._peek().kind == "end":
+            raise UnitSyntaxError(0, "empty unit")
+        vec = self._unit()
+        tok = self._peek()
+        if tok.kind != "end":
+            raise UnitSyntaxError(tok.offset, f"expected an operator, found {tok.text!r}")
+        return vec
+
+    def _unit(self) -> UnitVec:
+        vec = self._power()
+        while True:
+            tok = self._peek()
+            if tok.kind == "op" and tok.text == "*":
+                self._take()
+                vec = _bounded(vec * self._power(), tok)
+            elif (tok.kind == "op" and tok.text == "/") or (tok.kind == "name" and tok.text == "per"):
+                self._take()
+                vec = _bounded(vec / self._power(), tok)
+            else:
+                return vec
+
+    def _power(self) -> UnitVec:
+        base = self._atom()
+        tok = self._peek()
+        if tok.kind != "op" or tok.text not in ("**", "^"):
+            return base
+        self._take()
+        k = self._exponent()
+        bits = max(base.factor.numerator.bit_length(), base.factor.denominator.bit_length())
+        if bits * abs(k) > _MAX_FACTOR_BITS:
+            raise UnitSyntaxError(tok.offset, "unit factor too large")
+        return _bounded(base**k, tok)
+
+    def _atom(self) -> UnitVec:
+        tok = self._take()
+        if _is_word(tok):
+            words = [tok.text]
+            while _is_word(self._peek()):  # whitespace-separated words form one name
+                words.append(self._take().text)
+            return _resolve_name("_".join(words))
+        if tok.kind == "sym":
+            return _resolve_name(tok.text)
+        if tok.kind == "int":
+            if tok.text != _IDENTITY:
+                raise UnitSyntaxError(tok.offset, "the only number allowed in a unit is 1")
+            return DIMENSIONLESS
+        if tok.kind == "op" and tok.text == "(":
+            self.depth += 1
+            if self.depth > _MAX_DEPTH:
+                raise UnitSyntaxError(tok.offset, f"parentheses nested deeper than {_MAX_DEPTH}")
+            vec = self._unit()
+            self._expect(")")
+            self.depth -= 1
+            return vec
+        found = "end of unit" if tok.kind == "end" else repr(tok.text)
+        raise UnitSyntaxError(tok.offset, f"expected a unit name, found {found}")
+
+    def _exponent(self) -> int:
+        paren = self._peek().text == "(" and self._peek().kind == "op"
+        if paren:
+            self._take()
+        sign = 1
+        if self._peek().kind == "op" and self._peek().text == "-":
+            self._take()
+            sign = -1
+        tok = self._take()
+        if tok.kind != "int":
+            raise UnitSyntaxError(tok.offset, "expected an integer exponent")
+        if len(tok.text) > 3 or int(tok.text) > _MAX_EXPONENT:
+            raise UnitSyntaxError(tok.offset, f"exponent above {_MAX_EXPONENT}")
+        if paren:
+            self._expect(")")
+        return sign * int(tok.text)
+
+    def _expect(self, text: str) -> None:
+        tok = self._take()
+        if tok.kind != "op" or tok.text != text:
+            found = "end of unit" if tok.kind == "end" else repr(tok.text)
+            raise UnitSyntaxError(tok.offset, f"expected {text!r}, found {found}")
+
+
+def _bounded(vec: UnitVec, at: _Token) -> UnitVec:
+    if any(abs(e) > _MAX_EXPONENT for _, e in vec.exps):
+        raise UnitSyntaxError(at.offset, f"exponent above {_MAX_EXPONENT}")
+    return vec
+
+
+def parse_unit(text: str) -> UnitVec:
+    """Parse the text inside ``[...]`` (TE-38). Raises :class:`UnitSyntaxError` and nothing else."""
+    if len(text) > _MAX_TEXT:
+        raise UnitSyntaxError(_MAX_TEXT, f"unit longer than {_MAX_TEXT} characters")
+    return _parse_cached(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_cached(text: str) -> UnitVec:
+    return _Parser(_tokenize(text)).parse()
+
+
+# ---- display -----------------------------------------------------------------------------------
+
+# Fixed preference order: the first unit whose vector equals the one shown names it, and
+# single-dimension units are tried in this order when a vector is spelled as a product.
+# fmt: off
+_DISPLAY_ORDER: Final = (
+    "m", "km", "cm", "mm", "mile", "ft", "inch", "yd",
+    "kg", "g", "mg", "tonne", "lb", "oz",
+    "s", "min", "h", "day", "week", "month", "year",
+    "L", "mL", "gallon", "quart", "pint", "cup", "tablespoon", "teaspoon",
+    "mph", "kph", "N", "J", "W", "Pa", "A", "V", "K", "bit", "byte",
+    "USD", "cent", "EUR", "GBP", "JPY", "INR", "CNY", "degC", "degF",
+)
+# fmt: on
+_MAX_COMBINATIONS: Final = 4096
+_EXACT_BITS: Final = 50  # about 15 digits; longer numbers get 10 significant digits, marked "~"
+
+
+class _Spelling(NamedTuple):
+    symbol: str
+    factor: Fraction
+    exp: Fraction  # the unit is (its single dimension) ** exp, e.g. 3 for gallon
+
+
+class _DisplayTable(NamedTuple):
+    whole: Mapping[UnitVec, str]
+    per_dim: Mapping[str, tuple[_Spelling, ...]]  # preferred first
+
+
+@functools.cache
+def _display_table() -> _DisplayTable:
+    whole: dict[UnitVec, str] = {}
+    per_dim: dict[str, list[_Spelling]] = {}
+    for symbol in _DISPLAY_ORDER:
+        vec = _resolve_name(symbol)
+        whole.setdefault(vec, symbol)
+        if len(vec.exps) == 1 and vec.exps[0][1] > 0:
+            dim, exp = vec.exps[0]
+            per_dim.setdefault(dim, []).append(_Spelling(symbol, vec.factor, exp))
+    return _DisplayTable(whole, {d: tuple(c) for d, c in per_dim.items()})
+
+
+def _number_text(f: Fraction, *, prefix: bool) -> str:
+    """Exact when short (``1609.344``, ``1/60``), else 10 significant digits (``~40.11663``)."""
+    num, den = f.numerator, f.denominator
+    if max(num.bit_length(), den.bit_length()) <= _EXACT_BITS:
+        if den == 1:
+            return str(num)
+        digits, rest = 0, den
+        for p in (2, 5):
+            count = 0
+            while rest % p == 0:
+                rest //= p
+                count += 1
+            digits = max(digits, count)
+        if rest == 1:
+            scaled = str(num * 10**digits // den).rjust(digits + 1, "0")
+            return f"{scaled[:-digits]}.{scaled[-digits:]}"
+        return f"({f})" if prefix else str(f)
+    from decimal import MAX_EMAX, MIN_EMIN, Decimal, localcontext
+
+    # Keep ~200 leading bits of each part: converting a huge int to Decimal is quadratic.
+    num_shift, den_shift = max(0, num.bit_length() - 200), max(0, den.bit_length() - 200)
+    with localcontext(prec=10, Emax=MAX_EMAX, Emin=MIN_EMIN):
+        approx = Decimal(num >> num_shift) / Decimal(den >> den_shift)
+        return f"~{approx * Decimal(2) ** (num_shift - den_shift)}"
+
+
+def _candidates(dim: str, exp: Fraction, table: _DisplayTable | None) -> list[tuple[str, Fraction, Fraction]]:
+    """(symbol, its power, factor contributed) for each way to spell ``dim ** exp``."""
+    if dim.startswith(_COUNT_PREFIX):
+        word = dim.removeprefix(_COUNT_PREFIX)
+        symbol = dim if word in _alias_table() else word  # keep [count:m] apart from the metre
+        return [(symbol, exp, Fraction(1))]
+    out = []
+    for sp in table.per_dim.get(dim, ()) if table is not None else ():
+        power = exp / sp.exp
+        if power.denominator == 1 and abs(power) <= _MAX_EXPONENT:
+            out.append((sp.symbol, power, sp.factor ** int(power)))
+    return out
+
+
+def _base_symbol(dim: str, table: _DisplayTable | None) -> str:
+    return next((s for s, _, f in _candidates(dim, Fraction(1), table) if f == 1), f"[{dim}]")
+
+
+@functools.lru_cache(maxsize=4096)
+def format_unit(u: UnitVec) -> str:
+    """Deterministic readable form: ``mile``, ``m/s``, ``USD/h``, ``cup/day``, ``1609.344*m``, ``1``."""
+    if not u.exps:
+        return _number_text(u.factor, prefix=False)
+    physical = any(not d.startswith(_COUNT_PREFIX) for d, _ in u.exps)
+    table = _display_table() if physical else None  # count-only units never need pint
+    if table is not None and u in table.whole:
+        return table.whole[u]
+    options = [_candidates(d, e, table) for d, e in u.exps]
+    combinations = 1
+    for opts in options:
+        combinations *= len(opts)
+    small = all(abs(e) <= _MAX_EXPONENT for _, e in u.exps)  # keeps the factor powers cheap
+    if small and 0 < combinations <= _MAX_COMBINATIONS:
+        for choice in itertools.product(*options):
+            product = Fraction(1)
+            for _, _, f in choice:
+                product *= f
+            if product == u.factor:
+                return _quotient_text([(s, p) for s, p, _ in choice], None)
+    # Base symbols with an explicit factor, e.g. 1609.344*m or (1/60)*USD.
+    parts = [(_base_symbol(dim, table), exp) for dim, exp in u.exps]
+    return _quotient_text(parts, None if u.factor == 1 else _number_text(u.factor, prefix=True))
