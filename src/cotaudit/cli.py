@@ -8,8 +8,10 @@ starting with ``cotaudit: `` and never a traceback (set ``COTAUDIT_DEBUG=1`` to 
 Decisions where R-4 is silent:
 - ``check`` reads and resolves every input before running any engine, so an unreadable
   input (missing, a directory, not UTF-8) exits 2 with no report output at all.
-- ``audit`` never stops on one bad file: unreadable files become ``invalid`` reports (exit 1);
-  a tree without a single supported file is a usage error (exit 2, "no supported files found").
+- ``audit`` is the report-producing main job: it exits 0 once every file was audited, whatever
+  the verdicts, and ``audit --strict`` applies the exit codes above (use ``check`` to gate CI).
+  It never stops on one bad file: unreadable files become ``invalid`` reports; a tree without
+  a single supported file is a usage error (exit 2, "no supported files found").
 - A bug inside cotaudit itself (not inside an engine) also exits 2, with an "internal error"
   line; Ctrl-C exits 130.
 """
@@ -123,7 +125,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     timing = not args.no_timing
     if args.format == "json":
         _write(render_json(result.reports, timing=timing), args.output)
-        return exit_code(result.reports)
+        return exit_code(result.reports) if args.strict else EXIT_OK
     lines = finding_lines(result.reports, ("error", "warning"))
     lines += [verdict_line(r) for r in result.reports if r.verdict == "invalid"]
     lines += [
@@ -133,7 +135,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     head = "".join(line + "\n" for line in lines)
     summary = render_summary(result.reports, timing=timing, skipped=counts)
     _write(head + ("\n" if head else "") + summary, args.output)
-    return exit_code(result.reports)
+    return exit_code(result.reports) if args.strict else EXIT_OK
 
 
 _SKIP_WORDS = {
@@ -157,13 +159,14 @@ def _skip_counts(skipped: Sequence[api.SkippedFile]) -> dict[str, int]:
 
 
 def add_te_commands(subparsers: argparse._SubParsersAction[_Parser]) -> None:
-    """Register ``cotaudit te <tool>`` subcommands (``te convert``, ...).
+    """Register ``cotaudit te <tool>`` subcommands (``te convert``, ``te np``, ``te extract``).
 
-    Extension point for the te engine's tools; it registers nothing yet. Each tool adds a
-    parser with ``subparsers.add_parser(name, help=...)``, its arguments, and
-    ``set_defaults(handler=fn)`` where ``fn(args: argparse.Namespace) -> int`` returns the exit
-    code. Import the engine inside ``fn``, never at module level, so the CLI starts fast.
+    Each tool adds a parser with its arguments and ``set_defaults(handler=fn)`` where
+    ``fn(args) -> int`` returns the exit code; engines are imported inside ``fn``.
     """
+    from cotaudit.cli_te import add_te_commands as register
+
+    register(subparsers)
 
 
 def _cmd_group_help(group: str, tools: Sequence[str]) -> Handler:
@@ -196,6 +199,11 @@ def build_parser() -> _Parser:
     audit.add_argument("--format", choices=("text", "json"), default="text")
     audit.add_argument("-o", "--output", metavar="OUT", help="write the output to OUT instead of stdout")
     audit.add_argument("--no-timing", action="store_true", help="leave out timings (byte-identical output)")
+    audit.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 1 when any item fails (default: exit 0 once the audit ran)",
+    )
     audit.add_argument("paths", nargs="+", metavar="PATH", help="file or directory")
     audit.set_defaults(handler=_cmd_audit)
 

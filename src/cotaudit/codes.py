@@ -48,7 +48,7 @@ _TE: tuple[Code, ...] = (
         "unresolved-reference",
         "error",
         "structural",
-        "A `from` name, RESOLVE target or `ID.value`/`ID.unit` points nowhere, forward, or at the wrong kind.",
+        "A `from` name, RESOLVE target or `ID.value`/`ID.unit` points nowhere, forward, or at a wrong kind.",
     ),
     Code(
         "TE_E004",

@@ -156,25 +156,41 @@ VARIANTS = [
     ("J_answer_not_derived", lambda s: s.replace("ANS: 12", "ANS: total"), []),
     ("J_answer_not_derived", lambda s: s.replace("ANS: 12", "ANS: 10"), []),
     ("K_hedging", lambda s: replace_line(s, 6, "STEP[s1]: add the tip (from e1)"), []),
-    ("L_header_order", lambda s: "GIVEN:\n  a := 4\n  b := 6\nGOAL: total\nEQ[e1]: total = a + b = 10\nANS: total\n", []),
+    (
+        "L_header_order",
+        lambda s: "GIVEN:\n  a := 4\n  b := 6\nGOAL: total\nEQ[e1]: total = a + b = 10\nANS: total\n",
+        [],
+    ),
     ("M_contradiction", lambda s: delete_line(s, 8), []),
-    ("N_composite_units", lambda s: replace_line(s, 7, "EQ[e1]: area = w * (l1 + l2) = 27 [m]"), ["TE_E005@7", "TE_E009@8"]),
+    (
+        "N_composite_units",
+        lambda s: replace_line(s, 7, "EQ[e1]: area = w * (l1 + l2) = 27 [m]"),
+        ["TE_E005@7", "TE_E009@8"],
+    ),
     ("N_composite_units", lambda s: delete_line(s, 8), []),
     ("O_parametric", lambda s: replace_line(s, 2, ""), ["TE_E004@4"]),
-    ("O_parametric", lambda s: s.replace("= n*(n + 1)/2\n", "= n*(n - 1)/2\n", 1), ["TE_E006@4", "TE_W001@6"]),
+    (
+        "O_parametric",
+        lambda s: s.replace("= n*(n + 1)/2\n", "= n*(n - 1)/2\n", 1),
+        ["TE_E006@4", "TE_W001@6"],
+    ),
     ("P_value_shorthand", lambda s: s.replace("4343_6", "4343_5"), ["TE_E011@12"]),
     ("P_value_shorthand", lambda s: insert_line(s, 12, "EQ[e8]: z = method + 1"), ["TE_E004@12"]),
     ("Q_declared_rounding", lambda s: replace_line(s, 6, "EQ[e2]: pct = raw = 33"), ["TE_E006@6"]),
     ("Q_declared_rounding", lambda s: replace_line(s, 7, "CHECK[c1]: arith: e1.value == 33"), ["TE_E007@7"]),
     (
         "R_case_split",
-        lambda s: replace_line(replace_line(s, 9, "EQ[e3]: x = 4"), 11, "EQ[e4]: s = e2.value + e3.value = 6"),
+        lambda s: replace_line(
+            replace_line(s, 9, "EQ[e3]: x = 4"), 11, "EQ[e4]: s = e2.value + e3.value = 6"
+        ),
         ["TE_E006@9"],
     ),
 ]
 
 
-@pytest.mark.parametrize(("name", "change", "expected"), VARIANTS, ids=[f"{v[0]}-{i}" for i, v in enumerate(VARIANTS)])
+@pytest.mark.parametrize(
+    ("name", "change", "expected"), VARIANTS, ids=[f"{v[0]}-{i}" for i, v in enumerate(VARIANTS)]
+)
 def test_variant(name: str, change: object, expected: list[str]) -> None:
     assert callable(change)
     assert te.lint(change(text(name)), CONFIG).at() == expected
@@ -202,7 +218,9 @@ def test_q_slip_evidence() -> None:
 
 
 def test_r_constraint_evidence() -> None:
-    src = replace_line(replace_line(text("R_case_split"), 9, "EQ[e3]: x = 4"), 11, "EQ[e4]: s = e2.value + e3.value = 6")
+    src = replace_line(
+        replace_line(text("R_case_split"), 9, "EQ[e3]: x = 4"), 11, "EQ[e4]: s = e2.value + e3.value = 6"
+    )
     ev = _diag("R_case_split", src).evidence_dict()
     assert (ev["kind"], ev["constraint_line"], ev["claimed"]) == ("constraint", 4, "2")
 

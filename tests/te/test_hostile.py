@@ -64,8 +64,8 @@ def test_nothing_is_executed(tmp_path: Path) -> None:
         f"__import__('os').system('touch {marker}')",
         f'__import__("os").system("touch {marker}")',
         f"().__class__.__bases__[0].__subclasses__()[0]('touch {marker}')",
-        f"exec('open(\"{marker}\", \"w\")')",
-        f"eval('open(\"{marker}\", \"w\")')",
+        f'exec(\'open("{marker}", "w")\')',
+        f'eval(\'open("{marker}", "w")\')',
         f"open('{marker}', 'w')",
     ]
     for p in payloads:
@@ -105,7 +105,9 @@ def test_sympy_string_parsers_are_never_called(monkeypatch: pytest.MonkeyPatch) 
 def test_limits_near_misses_pass() -> None:
     src = HEAD + "EQ[e1]: b = 2**100 = 1267650600228229401496703205376\n"
     src += "EQ[e2]: c = factorial(20) = 2432902008176640000\n"
-    src += "EQ[e3]: d = mod(2**1000000, 7) = 2\nEQ[e4]: f = factorial(5000) / factorial(4999) = 5000\nANS: b\n"
+    src += (
+        "EQ[e3]: d = mod(2**1000000, 7) = 2\nEQ[e4]: f = factorial(5000) / factorial(4999) = 5000\nANS: b\n"
+    )
     assert te.lint(src, CONFIG).at() == []
 
 

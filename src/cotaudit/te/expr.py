@@ -86,6 +86,8 @@ _CLAIM_KEEP = frozenset({"\u2248", "\u00b1"})  # ≈ and ± survive into the cla
 
 def normalise(text: str, mode: Mode) -> tuple[str, list[int]]:
     """Apply TE-20; return the new text and, per character, its offset in ``text``."""
+    if text.isascii() and "^" not in text:  # nothing to rewrite: the common case
+        return text, list(range(len(text)))
     out: list[str] = []
     where: list[int] = []
     i, n = 0, len(text)
@@ -586,7 +588,21 @@ def parse(text: str, mode: Mode = "expr", functions: frozenset[str] = frozenset(
     return result
 
 
+# ast.parse warns about constructs such as `0 is 0` (our `≈` surrogate); those warnings are
+# about trace text, never about code, so they are silenced for this one source name only
+# (a per-call catch_warnings() would be slow and is not thread-safe).
+_SOURCE_NAME = "<cotaudit-te-expression>"
+warnings.filterwarnings("ignore", category=SyntaxWarning, module=re.escape(_SOURCE_NAME))
+
+_PLAIN_NUMBER = re.compile(r"\s*([0-9]{1,15})(?:\.([0-9]{1,15}))?\s*")
+
+
 def _parse(text: str, mode: Mode, functions: frozenset[str]) -> Node:
+    plain = _PLAIN_NUMBER.fullmatch(text)
+    if plain:  # a bare numeral, most GIVEN values and claimed parts: no tokenizer, no ast
+        whole, frac = plain.group(1), plain.group(2)
+        value = Fraction(int(whole + (frac or "")), 10 ** len(frac or ""))
+        return ir.Num(value, text.strip(), plain.start(1))
     norm, where = normalise(text, mode)
     if not norm.strip():
         raise _e013("empty expression", 0, "")
@@ -597,9 +613,7 @@ def _parse(text: str, mode: Mode, functions: frozenset[str]) -> Node:
     rw = _rewrite(toks, norm, mode)
     src = rw.src
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(src, mode="eval")
+        tree = ast.parse(src, filename=_SOURCE_NAME, mode="eval")
     except SyntaxError as exc:
         off = max((exc.offset or 1) - 1, 0)  # 1-based → 0-based
         pos = where[rw.where[min(off, len(rw.where) - 1)]] if rw.where else 0

@@ -237,47 +237,30 @@ class EqBody:
     unit_col: int
 
 
+_EQ_TOKENS = re.compile(r"[()]|==|<=|>=|!=|:=|~=|[=<>\u2248]")
+
+
 def split_eq(body: str, col: int) -> EqBody | Malformed:
     rest, unit, ucol = split_unit(body)
     parts: list[Part] = []
     seps: list[str] = []
     depth = 0
     start = 0
-    i, n = 0, len(rest)
-    while i < n:
-        ch = rest[i]
-        if ch == "(":
+    for m in _EQ_TOKENS.finditer(rest):
+        tok, i = m.group(), m.start()
+        if tok == "(":
             depth += 1
-        elif ch == ")":
+        elif tok == ")":
             depth -= 1
         elif depth == 0:
-            two = rest[i : i + 2]
-            sep: str | None = None
-            width = 1
-            if two in ("==", "<=", ">=", "!="):
+            if tok in ("==", "<=", ">=", "!=", "<", ">"):
                 return Malformed(
-                    f"top-level comparison '{two}' in an EQ; comparisons belong in CHECK", col + i, two
+                    f"top-level comparison '{tok}' in an EQ; comparisons belong in CHECK", col + i, tok
                 )
-            if two == ":=":
-                sep, width = ":=", 2
-            elif two == "~=":
-                sep, width = "~=", 2
-            elif ch == "\u2248":
-                sep = "\u2248"
-            elif ch == "=":
-                sep = "="
-            elif ch in "<>":
-                return Malformed(
-                    f"top-level comparison '{ch}' in an EQ; comparisons belong in CHECK", col + i, ch
-                )
-            if sep is not None:
-                parts.append(_part(rest, start, i, col))
-                seps.append(sep)
-                i += width
-                start = i
-                continue
-        i += 1
-    parts.append(_part(rest, start, n, col))
+            parts.append(_part(rest, start, i, col))
+            seps.append(tok)
+            start = m.end()
+    parts.append(_part(rest, start, len(rest), col))
     if not seps:
         return Malformed(
             "an EQ needs '=' between its parts", col + len(body) - len(body.lstrip()), body.strip()[:40]
@@ -435,3 +418,33 @@ def leading_binding(body: str) -> str | None:
     """TE-3a: the name a skipped declaration or EQ body would bind (NAME before ':=' or '=')."""
     m = re.match(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?::=|=(?!=))", body[:200])
     return m.group(1) if m else None
+
+
+_FENCE = re.compile(r"\s*(```|~~~)")
+_STARTS_GIVEN = re.compile(r"\s*GIVEN:")
+_STARTS_ANS = re.compile(r"\s*ANS:")
+
+
+@dataclass(frozen=True, slots=True)
+class Extracted:
+    """A trace cut out of a raw completion (TE-5); add ``line_offset`` to its line numbers."""
+
+    trace: str
+    line_offset: int
+
+
+def extract_trace(text: str) -> Extracted:
+    """TE-5: the span from the first ``GIVEN:`` line to the last ``ANS:`` line, fences removed.
+
+    Lines of ``trace`` are lines ``line_offset + 1 …`` of ``text``; fence lines inside the span
+    (a model that wrapped the trace in ```` ``` ````) are blanked, not dropped, so the offset
+    stays exact. Without a GIVEN line the whole text is returned (the linter then reports it).
+    """
+    lines = split_lines(text)
+    start = next((i for i, ln in enumerate(lines) if _STARTS_GIVEN.match(ln)), None)
+    if start is None:
+        return Extracted("\n".join(lines) + ("\n" if lines else ""), 0)
+    end = max((i for i, ln in enumerate(lines) if _STARTS_ANS.match(ln)), default=len(lines) - 1)
+    end = max(end, start)
+    span = ["" if _FENCE.match(ln) else ln for ln in lines[start : end + 1]]
+    return Extracted("\n".join(span) + "\n", start)

@@ -181,19 +181,6 @@ def children(node: Node) -> tuple[Node, ...]:
     return ()
 
 
-def is_literal(node: Node) -> bool:
-    """True for a subexpression built only from numeric literals (TE-39: a pure number)."""
-    if isinstance(node, Num):
-        return True
-    if isinstance(node, Name):
-        return False
-    if isinstance(node, Attr | Big | Tup | Compare | BoolOp | Not | Pred):
-        return False
-    if isinstance(node, Call) and node.user:
-        return False
-    return all(is_literal(c) for c in children(node))
-
-
 def render(node: Node) -> str:
     """A canonical text form of an expression, for messages and evidence."""
     if isinstance(node, Num):

@@ -115,10 +115,14 @@ def pow_fraction(base: Fraction, exp: Fraction, limits: Limits) -> Fraction:
             )
         return check_size(base**e, limits)
     if abs(exp) > limits.max_exponent:
-        raise LimitError("exponent", fmt_fraction(exp), f"exponent {fmt_fraction(exp)} exceeds {limits.max_exponent}")
-    estimate = bits(base) * abs(exp)
-    if estimate > limits.max_bits:
-        raise LimitError("result_bits", str(int(estimate)), f"result of a power would need about {int(estimate)} bits")
+        raise LimitError(
+            "exponent", fmt_fraction(exp), f"exponent {fmt_fraction(exp)} exceeds {limits.max_exponent}"
+        )
+    root_estimate = int(bits(base) * abs(exp))
+    if root_estimate > limits.max_bits:
+        raise LimitError(
+            "result_bits", str(root_estimate), f"result of a power would need about {root_estimate} bits"
+        )
     q = exp.denominator
     if q > limits.max_root_degree or base < 0:
         raise NeedsSymbolic()

@@ -83,6 +83,7 @@ class Semantic:
         self.goal_unit: UnitVec | None = None
         self.ln: Line | None = None
         self.dimension_error = False
+        self._unit_envs = (self._make_unit_env(TRUTH), self._make_unit_env(BELIEF))
 
     # -- reporting -------------------------------------------------------------------------
     def emit(self, code: str, col: int | None, message: str, **evidence: Any) -> None:
@@ -221,6 +222,10 @@ class Semantic:
 
     # -- stage 4: units --------------------------------------------------------------------
     def unit_env(self, world: int) -> UnitEnv:
+        """The unit lookups of one world (built once; they read the scope lazily)."""
+        return self._unit_envs[world]
+
+    def _make_unit_env(self, world: int) -> UnitEnv:
         view = self.scope.view(world)
 
         def constant_exponent(node: Node) -> Fraction | None:
@@ -234,7 +239,7 @@ class Semantic:
             b = self.scope.current(name)
             return None if b is None else b.units[TRUTH]
 
-        return UnitEnv(view.name_unit, view.attr_unit, function_unit, constant_exponent)
+        return UnitEnv(view.name_unit, view.attr_unit, function_unit, constant_exponent, self.constants)
 
     def units(self, node: Node, col: int) -> list[UnitT]:
         """Per-world units of one expression; E009 when it is inconsistent in every world."""

@@ -320,6 +320,8 @@ def _e008(emit: Emit, open_ln: Line, oid: str, reported: set[int], **where: Any)
 def hedging(lines: list[Line], config: LintConfig, emit: Emit) -> None:
     """E012: a hedging word on a tagged or declaration line, outside STRING values."""
     pattern = config.hedge_regex()
+    if not any(pattern.search(ln.text) for ln in lines if not ln.skipped):
+        return  # the common case: one scan per line, no per-line bookkeeping
     for ln in lines:
         if ln.skipped or ln.kind not in (Kind.HEADER, Kind.BRACKET, Kind.DECL):
             continue

@@ -68,16 +68,17 @@ class UnitEnv:
     attr: Callable[[str], UnitT]
     function: Callable[[str], UnitT]
     constant_exponent: Callable[[Node], Fraction | None]
+    constants: frozenset[str] = frozenset()  # pi, oo and unshadowed e/E/i/I: pure numbers
 
 
 def unit_of(node: Node, env: UnitEnv, local: frozenset[str] = frozenset()) -> UnitT:
     """The computed unit of ``node``; raises :class:`DimensionError`."""
-    if ir.is_literal(node):
-        return LIT
+    # Pure numbers (literals, constants, anything built only from them) come out as LIT
+    # bottom-up: every operator below maps LIT operands to LIT.
     if isinstance(node, ir.Num):
         return LIT
     if isinstance(node, ir.Name):
-        if node.id in local:
+        if node.id in local or node.id in env.constants:
             return LIT
         return env.name(node.id)
     if isinstance(node, ir.Attr):
@@ -143,10 +144,12 @@ def _binop(node: ir.BinOp, env: UnitEnv, local: frozenset[str]) -> UnitT:
         raise DimensionError(
             ir.render(node), "**", show(a), format_unit(kb), f"the exponent has unit {format_unit(kb)}"
         )
+    if isinstance(a, _Lit) and isinstance(b, _Lit):
+        return LIT
     if a is None:
         return None
     if isinstance(a, _Lit):
-        return LIT if isinstance(b, _Lit) else (DIMENSIONLESS if b is not None else None)
+        return DIMENSIONLESS if b is not None else None
     if a.dimensionless:
         return a
     exponent = env.constant_exponent(node.right)
@@ -170,6 +173,8 @@ def _call(node: ir.Call, env: UnitEnv, local: frozenset[str]) -> UnitT:
         return env.function(node.func)
     args = [unit_of(a, env, local) for a in node.args]
     f = node.func
+    if all(isinstance(a, _Lit) for a in args):
+        return LIT
     if f == "sqrt":
         a = args[0]
         if isinstance(a, UnitVec):

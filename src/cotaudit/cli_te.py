@@ -1,0 +1,132 @@
+"""``cotaudit te <tool>``: the te engine's tools on the command line (thin, like cli.py).
+
+- ``te convert GSM8K.jsonl -o OUT``: GSM8K gold solutions → TE traces (TE-50), as a JSONL of
+  items ``cotaudit check`` reads back, or a directory of ``.te`` files;
+- ``te np TRACE.te``: the Natural Program rendering (TE-49);
+- ``te extract RAW.txt``: cut the trace out of a raw completion (TE-5).
+
+Engine modules are imported inside the handlers so ``cotaudit --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from cotaudit.errors import InputError, UsageError
+
+
+def add_te_commands(subparsers: Any) -> None:
+    convert = subparsers.add_parser("convert", help="convert GSM8K JSONL items into TE traces")
+    convert.add_argument("input", metavar="GSM8K.jsonl", help="GSM8K items with question/answer fields")
+    convert.add_argument(
+        "-o", "--output", required=True, metavar="OUT", help="output JSONL file or directory"
+    )
+    convert.add_argument(
+        "--format", choices=("jsonl", "dir"), default="jsonl", help="JSONL items or .te files"
+    )
+    convert.add_argument("--limit", type=int, default=None, help="convert only the first N items")
+    convert.add_argument("--checks", type=float, default=0.5, help="probability of a CHECK after an EQ")
+    convert.add_argument("--value-refs", type=float, default=0.25, help="probability of writing e<j>.value")
+    convert.add_argument("--no-currency-units", action="store_true", help="do not append [USD] to $ values")
+    convert.add_argument("--no-steps", action="store_true", help="emit no STEP lines")
+    convert.add_argument("--seed", type=int, default=0, help="seed of the style knobs")
+    convert.set_defaults(handler=_cmd_convert)
+
+    np_ = subparsers.add_parser("np", help="render a TE trace as a Natural Program (one line per line)")
+    np_.add_argument("path", metavar="TRACE.te")
+    np_.add_argument("-o", "--output", metavar="OUT")
+    np_.set_defaults(handler=_cmd_np)
+
+    extract = subparsers.add_parser("extract", help="cut the TE trace out of a raw model completion")
+    extract.add_argument("path", metavar="RAW.txt")
+    extract.add_argument("-o", "--output", metavar="OUT")
+    extract.set_defaults(handler=_cmd_extract)
+
+
+def _read(path: str) -> str:
+    try:
+        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(path, exc.strerror or str(exc)) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            path, f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+        ) from None
+
+
+def _emit(text: str, output: str | None) -> None:
+    if output in (None, "-"):
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        try:
+            Path(output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
+
+
+def _cmd_convert(args: argparse.Namespace) -> int:
+    from cotaudit.te.gsm8k import Style, convert_jsonl, summarise
+
+    for name in ("checks", "value_refs"):
+        if not 0.0 <= getattr(args, name) <= 1.0:
+            raise UsageError(f"--{name.replace('_', '-')} must be a probability between 0 and 1")
+    if not Path(args.input).is_file():
+        raise InputError(args.input, "no such file")
+    style = Style(
+        checks=args.checks,
+        value_refs=args.value_refs,
+        currency_units=not args.no_currency_units,
+        steps=not args.no_steps,
+        seed=args.seed,
+    )
+    out = Path(args.output)
+    if args.format == "dir":
+        out.mkdir(parents=True, exist_ok=True)
+    results = []
+    lines: list[str] = []
+    try:
+        for index, converted in convert_jsonl(args.input, style, limit=args.limit):
+            results.append(converted)
+            if converted.trace is None:
+                continue
+            item_id = f"gsm8k-{index + 1:04d}"
+            if args.format == "dir":
+                (out / f"{item_id}.te").write_text(converted.trace, encoding="utf-8")
+            else:
+                record = {"id": item_id, "engine": "te", "text": converted.trace, "meta": converted.meta}
+                lines.append(json.dumps(record, ensure_ascii=False, sort_keys=True))
+    except (ValueError, KeyError) as exc:
+        raise InputError(args.input, f"not GSM8K JSONL ({exc})") from None
+    if args.format == "jsonl":
+        _emit("".join(line + "\n" for line in lines), args.output)
+    summary = summarise(results)
+    skipped = ", ".join(f"{reason} {n}" for reason, n in sorted(summary.skipped.items()))
+    sys.stderr.write(
+        f"cotaudit: converted {summary.converted} of {summary.total} items"
+        + (f" (skipped: {skipped})" if skipped else "")
+        + "\n"
+    )
+    return 0
+
+
+def _cmd_np(args: argparse.Namespace) -> int:
+    from cotaudit.te.np import render_np
+
+    _emit(render_np(_read(args.path)).text, args.output)
+    return 0
+
+
+def _cmd_extract(args: argparse.Namespace) -> int:
+    from cotaudit.te.grammar import extract_trace
+
+    extracted = extract_trace(_read(args.path))
+    _emit(extracted.trace, args.output)
+    sys.stderr.write(f"cotaudit: trace starts at line {extracted.line_offset + 1}\n")
+    return 0
