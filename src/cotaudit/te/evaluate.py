@@ -22,6 +22,7 @@ from cotaudit.te.numeric import (
     LimitError,
     Limits,
     NeedsSymbolic,
+    Poisoned,
     Value,
     binomial_bits,
     check_size,
@@ -307,7 +308,7 @@ class Evaluator:
     def _user_call(self, node: ir.Call, scope: Scope, local: dict[str, Value]) -> Value:
         fn = scope.function(node.func)
         if fn is None:
-            raise EvalError(f"{node.func} is not a declared function")
+            raise Poisoned()  # its declaration failed and was reported there
         if len(node.args) != len(fn.params):
             raise EvalError(f"{node.func}() takes {len(fn.params)} argument(s)")
         args = [self._eval(a, scope, local) for a in node.args]

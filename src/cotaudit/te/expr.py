@@ -407,11 +407,13 @@ _CMPOPS: dict[type, str] = {
 
 
 class _Walker:
-    def __init__(self, rw: _Rewritten, where: list[int], mode: Mode, functions: frozenset[str]) -> None:
+    def __init__(
+        self, rw: _Rewritten, where: list[int], mode: Mode, functions: frozenset[tuple[str, int]]
+    ) -> None:
         self.rw = rw
         self.where = where  # normalised offset -> original offset
         self.mode = mode
-        self.functions = functions
+        self.functions = dict(functions)  # user function name -> number of parameters
         self.nodes = 0
         self.max_depth = 0
         self.violations: list[ExprError] = []
@@ -502,6 +504,8 @@ class _Walker:
             args = tuple(self.walk(a, depth + 1) for a in node.args)
             return ir.Call(func, args, self.pos(node))
         if func in self.functions:
+            if nargs != self.functions[func]:
+                return self.bad(node, f"{func}() takes {self.functions[func]} argument(s) ({nargs} given)")
             args = tuple(self.walk(a, depth + 1) for a in node.args)
             return ir.Call(func, args, self.pos(node), user=True)
         return self.bad(node.func, f"unknown function {func!r}")
@@ -569,18 +573,18 @@ def _is_numeric_literal(node: Node) -> bool:
 
 
 @lru_cache(maxsize=4096)
-def _parse_cached(text: str, mode: Mode, functions: frozenset[str]) -> Node | ExprError:
+def _parse_cached(text: str, mode: Mode, functions: frozenset[tuple[str, int]]) -> Node | ExprError:
     try:
         return _parse(text, mode, functions)
     except ExprError as err:
         return err
 
 
-def parse(text: str, mode: Mode = "expr", functions: frozenset[str] = frozenset()) -> Node:
+def parse(text: str, mode: Mode = "expr", functions: frozenset[tuple[str, int]] = frozenset()) -> Node:
     """Parse one expression (or claim) into IR; raise :class:`ExprError` on rejection.
 
-    ``functions`` are the user functions declared so far (TE-33). Positions in the IR and in
-    errors are 0-based offsets into ``text``.
+    ``functions`` are the user functions declared so far (TE-33), as (name, arity) pairs.
+    Positions in the IR and in errors are 0-based offsets into ``text``.
     """
     result = _parse_cached(text, mode, functions)
     if isinstance(result, ExprError):
@@ -597,7 +601,7 @@ warnings.filterwarnings("ignore", category=SyntaxWarning, module=re.escape(_SOUR
 _PLAIN_NUMBER = re.compile(r"\s*([0-9]{1,15})(?:\.([0-9]{1,15}))?\s*")
 
 
-def _parse(text: str, mode: Mode, functions: frozenset[str]) -> Node:
+def _parse(text: str, mode: Mode, functions: frozenset[tuple[str, int]]) -> Node:
     plain = _PLAIN_NUMBER.fullmatch(text)
     if plain:  # a bare numeral, most GIVEN values and claimed parts: no tokenizer, no ast
         whole, frac = plain.group(1), plain.group(2)

@@ -234,6 +234,12 @@ def _poison_target(sem: Semantic, ln: Line) -> None:
     if name is None:
         return
     current = sem.scope.current(name)
+    if isinstance(ln.parsed, Decl) and ln.parsed.kind == "function":
+        if current is None:
+            sem.scope.bind(Binding(name, "function", ln.no, ln.block_path))
+        return
+    if isinstance(ln.parsed, Decl) and current is not None and current.kind in ("given", "param", "doc"):
+        return  # a malformed redeclaration binds nothing; the first declaration stays (TE-8)
     kind = "given" if ln.kind is not Kind.BRACKET else "eq"
     sem.scope.bind(Binding(name, kind, ln.no, ln.block_path, param=bool(current and current.param)))
     if ln.kind is Kind.BRACKET and ln.tag == "EQ":

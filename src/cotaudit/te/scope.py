@@ -84,6 +84,9 @@ class Scope:
         self.versions: dict[str, list[Binding]] = {}
         self.records: dict[str, EqRecord] = {}
         self.functions: dict[str, UserFunction] = {}
+        # Every declared function, including those whose body failed: calls to a poisoned
+        # function parse (no second E013) and evaluate to nothing (TE-32).
+        self.function_arity: dict[str, int] = {}
         self._symbols: dict[str, Any] = {}
         self.diverged = False
 

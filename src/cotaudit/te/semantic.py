@@ -117,7 +117,7 @@ class Semantic:
     # -- stage 1: parse --------------------------------------------------------------------
     def parse(self, text: str, mode: expr.Mode, col: int) -> Node:
         try:
-            return expr.parse(text, mode, frozenset(self.scope.functions))
+            return expr.parse(text, mode, frozenset(self.scope.function_arity.items()))
         except expr.ExprError as err:
             ev: dict[str, Any] = {"reason": err.reason, "fragment": err.fragment}
             if err.code == "TE_E014":
@@ -394,6 +394,12 @@ class Semantic:
         return self.config.eps_rel, self.config.eps_abs
 
     def _function(self, decl: Decl, existing: Binding | None) -> None:
+        try:
+            self._function_body(decl, existing)
+        finally:
+            self.scope.function_arity.setdefault(decl.name, len(decl.params))
+
+    def _function_body(self, decl: Decl, existing: Binding | None) -> None:
         ln = self.ln
         assert ln is not None
         unit = self.parse_unit_text(decl.unit, decl.unit_col)
