@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import keyword
 import re
 import time
 
@@ -10,7 +11,7 @@ from hypothesis import strategies as st
 
 from cotaudit import te
 from cotaudit.report import Report
-from cotaudit.te import expr
+from cotaudit.te import expr, ir
 
 CONFIG = te.LintConfig(symbolic="inprocess")
 
@@ -102,7 +103,11 @@ ANS: revenue [USD]
 SLIP_TRACE = CLEAN_TRACE.replace("= 9\n", "= 8\n", 1)
 NAMES = ("total", "eaten", "baked", "price", "sold", "revenue")
 identifiers = st.from_regex(r"[a-z][a-z0-9_]{2,8}", fullmatch=True).filter(
-    lambda s: s not in {"and", "not", "for", "from", "wait", "maybe", "actually"} and not s.startswith("hmm")
+    lambda s: (
+        s not in ir.RESERVED | ir.CONSTANTS | {"from", "wait", "maybe", "actually"}
+        and not keyword.iskeyword(s)
+        and not s.startswith("hmm")
+    )
 )
 
 

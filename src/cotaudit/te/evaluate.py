@@ -81,6 +81,8 @@ class Evaluator:
     def _eval(self, node: Node, scope: Scope, local: dict[str, Value]) -> Value:
         if isinstance(node, ir.Num):
             return node.value
+        if isinstance(node, ir.BinOp):
+            return self._binop(node, scope, local)
         if isinstance(node, ir.Name):
             if node.id in local:
                 return local[node.id]

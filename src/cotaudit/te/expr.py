@@ -23,6 +23,7 @@ from functools import lru_cache
 from typing import Literal
 
 from cotaudit.te import ir
+from cotaudit.te.fastparse import parse_plain
 from cotaudit.te.ir import FUNCTIONS, PREDICATES, Node
 
 Mode = Literal["expr", "claim", "ans"]
@@ -607,14 +608,28 @@ def _parse(text: str, mode: Mode, functions: frozenset[tuple[str, int]]) -> Node
         whole, frac = plain.group(1), plain.group(2)
         value = Fraction(int(whole + (frac or "")), 10 ** len(frac or ""))
         return ir.Num(value, text.strip(), plain.start(1))
+    fast = parse_plain(text, dict(functions), claim=mode == "claim")
+    if fast is not None:  # plain arithmetic or a plain comparison: same IR, no ast
+        return fast
+    return _parse_full(text, mode, functions)
+
+
+def _parse_full(text: str, mode: Mode, functions: frozenset[tuple[str, int]]) -> Node:
+    """The whole TE-21 → ast → TE-22 pipeline (the one definition of what TE accepts)."""
     norm, where = normalise(text, mode)
     if not norm.strip():
         raise _e013("empty expression", 0, "")
-    toks = _tokenize(norm, mode)
-    toks = _merge_thousands(toks, norm, mode)
-    if sum(t.kind in ("num", "name") for t in toks) > MAX_NODES:
-        raise ExprError("TE_E014", "expression has more than 500 nodes", 0, "", limit="nodes", value=">500")
-    rw = _rewrite(toks, norm, mode)
+    try:
+        toks = _tokenize(norm, mode)
+        toks = _merge_thousands(toks, norm, mode)
+        if sum(t.kind in ("num", "name") for t in toks) > MAX_NODES:
+            raise ExprError(
+                "TE_E014", "expression has more than 500 nodes", 0, "", limit="nodes", value=">500"
+            )
+        rw = _rewrite(toks, norm, mode)
+    except ExprError as err:  # positions so far are in the normalised text: map them back
+        err.pos = where[min(err.pos, len(where) - 1)] if where else 0
+        raise
     src = rw.src
     try:
         tree = ast.parse(src, filename=_SOURCE_NAME, mode="eval")

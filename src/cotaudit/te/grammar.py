@@ -30,9 +30,12 @@ ASSUMPTIONS = (
     "prime",
 )
 
-_HEADER = re.compile(r"\s*(GIVEN|GOAL|ANS):")
-_BRACKET = re.compile(r"\s*(STEP|EQ|CHECK|OPEN|RESOLVE)\[([^\]\n]*)\]:")
-_ATTEMPT = re.compile(r"\s*(GIVEN|GOAL|ANS|STEP|EQ|CHECK|OPEN|RESOLVE)\b")
+# TE-4 in one pass: a header, else a bracket line, else a tag attempt (alternatives in order).
+_LINE = re.compile(
+    r"\s*(?:(?P<h>GIVEN|GOAL|ANS):"
+    r"|(?P<b>STEP|EQ|CHECK|OPEN|RESOLVE)\[(?P<id>[^\]\n]*)\]:"
+    r"|(?P<a>GIVEN|GOAL|ANS|STEP|EQ|CHECK|OPEN|RESOLVE)\b)"
+)
 ID_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _COMMENT = re.compile(r"\s*(#|//|```|~~~)")
 
@@ -96,27 +99,28 @@ def classify(lines: list[str], max_line_chars: int) -> list[Line]:
         skipped = len(text) > max_line_chars
         # A skipped line keeps the kind and ID read from its start (TE-3a).
         probe = text[:200] if skipped else text
-        if is_blank(text):
+        if not text or text.isspace():
             out.append(Line(i, text, Kind.BLANK, in_given_block=in_given))
             continue
-        m = _HEADER.match(probe)
-        if m:
-            tag = m.group(1)
+        m = _LINE.match(probe)
+        if m is None:
+            pass
+        elif m.group("h"):
+            tag = m.group("h")
             out.append(
                 Line(i, text, Kind.HEADER, tag=tag, body=text[m.end() :], body_col=m.end(), skipped=skipped)
             )
             in_given = tag == "GIVEN"
             continue
-        m = _BRACKET.match(probe)
-        if m:
-            raw = m.group(2)
+        elif m.group("b"):
+            raw = m.group("id")
             ident = raw if ID_RE.fullmatch(raw) else None
             out.append(
                 Line(
                     i,
                     text,
                     Kind.BRACKET,
-                    tag=m.group(1),
+                    tag=m.group("b"),
                     id=ident,
                     raw_id=raw,
                     body=text[m.end() :],
@@ -126,9 +130,10 @@ def classify(lines: list[str], max_line_chars: int) -> list[Line]:
             )
             in_given = False
             continue
-        m = _ATTEMPT.match(probe)
-        if m:
-            out.append(Line(i, text, Kind.ATTEMPT, tag=m.group(1), skipped=skipped, in_given_block=in_given))
+        else:
+            out.append(
+                Line(i, text, Kind.ATTEMPT, tag=m.group("a"), skipped=skipped, in_given_block=in_given)
+            )
             continue
         if in_given and not _COMMENT.match(probe) and ("=" in text):
             out.append(Line(i, text, Kind.DECL, body=text, skipped=skipped, in_given_block=True))

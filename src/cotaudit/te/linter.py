@@ -8,6 +8,7 @@ byte-identical results.
 
 from __future__ import annotations
 
+import gc
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -116,7 +117,22 @@ def lint(text: str, config: LintConfig | None = None) -> LintResult:
 
 
 def run(text: str, config: LintConfig, *, symbolic: bool, fallback: bool = False) -> LintResult:
-    """One pass over the trace; ``symbolic=False`` raises NeedsSymbolic unless ``fallback``."""
+    """One pass over the trace; ``symbolic=False`` raises NeedsSymbolic unless ``fallback``.
+
+    Linting allocates many small, short-lived objects and frees them by reference counting;
+    the cyclic collector is paused for the pass (and resumed only if it was running), which
+    saves its repeated scans of the large, long-lived heap of a warm process.
+    """
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _run(text, config, symbolic=symbolic, fallback=fallback)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _run(text: str, config: LintConfig, *, symbolic: bool, fallback: bool) -> LintResult:
     sym.reset_counter(config.limits.sympy_timeout)
     diagnostics: list[Diagnostic] = []
     emit = diagnostics.append
@@ -163,7 +179,7 @@ def run(text: str, config: LintConfig, *, symbolic: bool, fallback: bool = False
                 exception=type(exc).__name__,
             )
             _poison_target(sem, ln)
-    hedging(lines, config, emit)
+    hedging(lines, config, emit, text)
     _finalise_undeclared(diagnostics, sem)
     stats = {
         "lines": len(lines),

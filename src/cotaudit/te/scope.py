@@ -87,8 +87,14 @@ class Scope:
         # Every declared function, including those whose body failed: calls to a poisoned
         # function parse (no second E013) and evaluate to nothing (TE-32).
         self.function_arity: dict[str, int] = {}
+        self.function_key: frozenset[tuple[str, int]] = frozenset()  # the parser's cache key
         self._symbols: dict[str, Any] = {}
         self.diverged = False
+        self._views = (WorldView(self, TRUTH), WorldView(self, BELIEF))
+
+    def declare_function(self, name: str, arity: int) -> None:
+        self.function_arity.setdefault(name, arity)
+        self.function_key = frozenset(self.function_arity.items())
 
     def current(self, name: str) -> Binding | None:
         versions = self.versions.get(name)
@@ -121,7 +127,7 @@ class Scope:
         return s
 
     def view(self, world: int) -> WorldView:
-        return WorldView(self, world)
+        return self._views[world]
 
 
 def _same(a: Slot, b: Slot) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -37,6 +37,9 @@ class Prescan:
         self.symbol_lines: dict[str, int] = {}  # first line binding each symbol
         self.ids: dict[str, tuple[int, str]] = {}  # first definition of each bracket ID
         self.bound_names: set[str] = set()  # for TE-19 constant shadowing
+        # False when the trace declares no unit anywhere: every unit is then unknown, so the
+        # unit stage (E005/E009) cannot fire and is skipped (TE-39's gradual typing).
+        self.has_units = True
 
 
 def fmt(v: Any) -> str:
@@ -117,7 +120,7 @@ class Semantic:
     # -- stage 1: parse --------------------------------------------------------------------
     def parse(self, text: str, mode: expr.Mode, col: int) -> Node:
         try:
-            return expr.parse(text, mode, frozenset(self.scope.function_arity.items()))
+            return expr.parse(text, mode, self.scope.function_key)
         except expr.ExprError as err:
             ev: dict[str, Any] = {"reason": err.reason, "fragment": err.fragment}
             if err.code == "TE_E014":
@@ -141,21 +144,22 @@ class Semantic:
             raise LineAbort() from None
 
     # -- stage 3: names --------------------------------------------------------------------
-    def refs(self, node: Node, local: frozenset[str] = frozenset()) -> Iterator[Node]:
-        if isinstance(node, ir.Name):
-            if node.id not in local and node.id not in self.constants:
-                yield node
-            return
-        if isinstance(node, ir.Attr):
-            yield node
-            return
-        if isinstance(node, ir.Big):
-            yield from self.refs(node.lo, local)
-            yield from self.refs(node.hi, local)
-            yield from self.refs(node.body, local | {node.index})
-            return
-        for child in ir.children(node):
-            yield from self.refs(child, local)
+    def refs(self, node: Node, local: frozenset[str] = frozenset()) -> list[ir.Name | ir.Attr]:
+        """Every symbol and ``ID.value`` reference, left to right (Sum indices are local)."""
+        out: list[ir.Name | ir.Attr] = []
+        stack: list[tuple[Node, frozenset[str]]] = [(node, local)]
+        while stack:
+            n, loc = stack.pop()
+            if isinstance(n, ir.Name):
+                if n.id not in loc and n.id not in self.constants:
+                    out.append(n)
+            elif isinstance(n, ir.Attr):
+                out.append(n)
+            elif isinstance(n, ir.Big):
+                stack += [(n.body, loc | {n.index}), (n.hi, loc), (n.lo, loc)]
+            elif not isinstance(n, ir.Num):
+                stack.extend((c, loc) for c in reversed(ir.children(n)))
+        return out
 
     def names_ok(self, node: Node, col: int, local: frozenset[str] = frozenset()) -> bool:
         """E004/E003 for every reference; False when the expression is poisoned."""
@@ -243,6 +247,14 @@ class Semantic:
 
     def units(self, node: Node, col: int) -> list[UnitT]:
         """Per-world units of one expression; E009 when it is inconsistent in every world."""
+        if not self.pre.has_units:
+            return [None, None]
+        if not self.scope.diverged:
+            try:
+                u = unit_of(node, self._unit_envs[TRUTH])
+                return [u, u]
+            except DimensionError:
+                pass  # reported below, with the same code path as two worlds
         results: dict[int, UnitT] = {}
         errors: dict[int, DimensionError] = {}
         for w in self.worlds():
@@ -301,7 +313,10 @@ class Semantic:
             raise LineAbort() from None
 
     def values(self, node: Node) -> list[Slot]:
-        return self.both({w: self.value(node, w) for w in self.worlds()})
+        if not self.scope.diverged:  # one world until the first discrepancy (TE-31)
+            v = self.value(node, TRUTH)
+            return [v, v]
+        return [self.value(node, TRUTH), self.value(node, BELIEF)]
 
     def add_v(self, v: Slot, world: int, unit: UnitT) -> None:
         if usable(v):
@@ -397,7 +412,7 @@ class Semantic:
         try:
             self._function_body(decl, existing)
         finally:
-            self.scope.function_arity.setdefault(decl.name, len(decl.params))
+            self.scope.declare_function(decl.name, len(decl.params))
 
     def _function_body(self, decl: Decl, existing: Binding | None) -> None:
         ln = self.ln
@@ -432,6 +447,8 @@ class Semantic:
     # -- shared checks ---------------------------------------------------------------------
     def report_eval_failure(self, vals: list[Slot], col: int) -> bool:
         """The owner rule for an expression that fails to evaluate in every world (TE-26)."""
+        if not isinstance(vals[TRUTH], EvalFailure) and not isinstance(vals[BELIEF], EvalFailure):
+            return False
         worlds = self.worlds()
         fails = [vals[w] for w in worlds if isinstance(vals[w], EvalFailure)]
         if fails and all(isinstance(vals[w], EvalFailure) or vals[w] is POISON for w in worlds):

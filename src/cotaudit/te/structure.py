@@ -64,6 +64,11 @@ def parse_bodies(lines: list[Line]) -> Prescan:
         ln.parsed = parsed
         if ("Sum" in ln.text or "Product" in ln.text) and ln.kind is not Kind.UNTAGGED:
             pre.bound_names.update(m.group(1) for m in _INDEX_BINDING.finditer(ln.text))
+    pre.has_units = any(
+        getattr(ln.parsed, "unit", None) is not None
+        or (ln.tag == "GOAL" and ln.kind is Kind.HEADER and ln.body.rstrip().endswith("]"))
+        for ln in lines
+    )
     for ln in lines:
         if ln.kind is Kind.BRACKET and ln.id is not None and ln.tag in ("STEP", "EQ", "CHECK", "OPEN"):
             pre.ids.setdefault(ln.id, (ln.no, ln.tag))
@@ -317,11 +322,11 @@ def _e008(emit: Emit, open_ln: Line, oid: str, reported: set[int], **where: Any)
     diag(emit, "TE_E008", open_ln, None, msg, open_id=oid, **where)
 
 
-def hedging(lines: list[Line], config: LintConfig, emit: Emit) -> None:
+def hedging(lines: list[Line], config: LintConfig, emit: Emit, text: str) -> None:
     """E012: a hedging word on a tagged or declaration line, outside STRING values."""
     pattern = config.hedge_regex()
-    if not any(pattern.search(ln.text) for ln in lines if not ln.skipped):
-        return  # the common case: one scan per line, no per-line bookkeeping
+    if not pattern.search(text):
+        return  # the common case: one scan of the whole trace
     for ln in lines:
         if ln.skipped or ln.kind not in (Kind.HEADER, Kind.BRACKET, Kind.DECL):
             continue
