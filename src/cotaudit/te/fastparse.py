@@ -212,7 +212,7 @@ def _depth(node: Node) -> int:
 def parse_plain(text: str, functions: dict[str, int], *, claim: bool = False) -> Node | None:
     """The IR of a plain arithmetic expression (or, with ``claim``, a plain comparison), or
     None when the full pipeline must decide."""
-    if not _SAFE_CHARS.fullmatch(text) or "," in text and "(" not in text:
+    if not _SAFE_CHARS.fullmatch(text) or ("," in text and "(" not in text):
         return None
     try:
         parser = _Parser(text, functions)
