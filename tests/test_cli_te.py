@@ -73,4 +73,7 @@ def test_convert_the_gsm8k_test_split(tmp_path: Path, capsys: pytest.CaptureFixt
     assert cli.main(["te", "convert", str(GSM8K), "-o", str(out)]) == 0
     lines = out.read_text().splitlines()
     assert len(lines) >= 1250
-    assert cli.main(["check", "--format", "jsonl", "--no-timing", "-o", str(tmp_path / "r.jsonl"), str(out)]) == 0
+    assert (
+        cli.main(["check", "--format", "jsonl", "--no-timing", "-o", str(tmp_path / "r.jsonl"), str(out)])
+        == 0
+    )

@@ -123,7 +123,9 @@ def test_limits() -> None:
     assert value("factorial(5000)") > 0
 
 
-@pytest.mark.parametrize("text", ["1/0", "mod(3, 0)", "0**-1", "factorial(-1)", "factorial(1/2)", "gcd(1/2, 3)"])
+@pytest.mark.parametrize(
+    "text", ["1/0", "mod(3, 0)", "0**-1", "factorial(-1)", "factorial(1/2)", "gcd(1/2, 3)"]
+)
 def test_evaluation_errors(text: str) -> None:
     with pytest.raises(EvalError):
         value(text)

@@ -14,7 +14,9 @@ GSM8K = ROOT.parent / "shared" / "data" / "gsm8k" / "test.jsonl"
 
 def _modules_after(code: str) -> set[str]:
     probe = code + "\nimport sys\nprint(' '.join(m for m in ('sympy', 'pint') if m in sys.modules))\n"
-    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, cwd=ROOT
+    )
     assert proc.returncode == 0, proc.stderr
     return set(proc.stdout.split())
 

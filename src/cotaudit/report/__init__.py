@@ -10,6 +10,7 @@ from cotaudit.report.model import (
     ReportFormatError,
     Severity,
     Verdict,
+    json_schema,
     sha256_text,
 )
 from cotaudit.report.runlog import (
@@ -42,6 +43,7 @@ __all__ = [
     "format_finding",
     "header_line",
     "input_label",
+    "json_schema",
     "read_run_log",
     "render_json",
     "render_run_log",

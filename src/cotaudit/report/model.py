@@ -172,6 +172,17 @@ class Report:
             raise ReportFormatError(f"not an R-1 report: {exc!r}") from exc
 
 
+def json_schema() -> dict[str, JSONValue]:
+    """The JSON Schema (draft 2020-12) of an R-1 report, shipped as ``report/schema.json``."""
+    import json
+    from importlib import resources
+
+    data: dict[str, JSONValue] = json.loads(
+        resources.files("cotaudit.report").joinpath("schema.json").read_text()
+    )
+    return data
+
+
 def sha256_text(text: str) -> str:
     """SHA-256 of the UTF-8 encoding of ``text`` (surrogates escaped, never an exception)."""
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
