@@ -15,7 +15,7 @@ from cotaudit.te.numeric import EvalError
 from cotaudit.te.scope import BELIEF, POISON, TRUTH, EvalFailure
 from cotaudit.te.semantic import LineAbort, Semantic, fmt
 from cotaudit.te.unitcheck import LIT, DimensionError, UnitT, claim_units, unit_of
-from cotaudit.te.units import DIMENSIONLESS, UnitSyntaxError, UnitVec, format_unit, parse_unit
+from cotaudit.te.units import DIMENSIONLESS, UnitVec, format_unit
 
 _UNIT_CLAIM = re.compile(r"\s*(?:[A-Za-z_][A-Za-z0-9_]*\s*\.\s*unit\b|unit\s*\()")
 _UREF_ATTR = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*\.\s*unit\s*")
@@ -36,25 +36,14 @@ class _Outcome:
 def check_claim(sem: Semantic, body: CheckBody) -> None:
     if _UNIT_CLAIM.match(body.claim):
         if body.kind not in ("unit", "consistency"):
-            sem.emit(
-                "TE_E013",
-                body.claim_col,
-                f"a unit claim belongs to CHECK kind unit or consistency, not {body.kind}",
-                reason="kind",
-                fragment=body.claim[:40],
-            )
-            raise LineAbort()
+            message = f"a unit claim belongs to CHECK kind unit or consistency, not {body.kind}"
+            sem.malformed(body.claim_col, message, "kind", body.claim[:40])
         _unit_claim(sem, body)
         return
     if body.kind == "unit":
-        sem.emit(
-            "TE_E013",
-            body.claim_col,
-            "CHECK unit needs a unit claim such as `e2.unit == USD`",
-            reason="kind",
-            fragment=body.claim[:40],
+        sem.malformed(
+            body.claim_col, "CHECK unit needs a unit claim such as `e2.unit == USD`", "kind", body.claim[:40]
         )
-        raise LineAbort()
     node = sem.parse(body.claim, "claim", body.claim_col)
     if not sem.names_ok(node, body.claim_col):
         return
@@ -231,42 +220,25 @@ def _uref_units(sem: Semantic, text: str, col: int) -> list[UnitT] | None:
 def _unit_claim(sem: Semantic, body: CheckBody) -> None:
     split = _split_top(body.claim)
     if split is None:
-        sem.emit(
-            "TE_E013",
+        sem.malformed(
             body.claim_col,
             "a unit claim is `X.unit == UNIT` or `X.unit != UNIT`",
-            reason="unit-claim",
-            fragment=body.claim[:40],
+            "unit-claim",
+            body.claim[:40],
         )
-        raise LineAbort()
     left_text, op, right_text, right_off = split
     left = _uref_units(sem, left_text, body.claim_col)
     if left is None:
-        sem.emit(
-            "TE_E013",
-            body.claim_col,
-            "the left side of a unit claim must be ID.unit or unit(EXPR)",
-            reason="unit-claim",
-            fragment=left_text[:40],
-        )
-        raise LineAbort()
+        message = "the left side of a unit claim must be ID.unit or unit(EXPR)"
+        sem.malformed(body.claim_col, message, "unit-claim", left_text[:40])
     right_col = body.claim_col + right_off + (len(right_text) - len(right_text.lstrip()))
     right = _uref_units(sem, right_text, right_col)
     if right is None:
         text = right_text.strip()
         if text.startswith("[") and text.endswith("]"):
             text = text[1:-1]
-        try:
-            u = parse_unit(text)
-        except UnitSyntaxError as err:
-            sem.emit(
-                "TE_E013",
-                right_col + err.offset,
-                f"bad unit {text!r}: {err.reason}",
-                reason=err.reason,
-                fragment=text,
-            )
-            raise LineAbort() from None
+        u = sem.parse_unit_text(text, right_col)
+        assert u is not None
         right = [u, u]
     outcomes: dict[int, Any] = {}
     for w in sem.worlds():

@@ -13,7 +13,7 @@ from cotaudit.te.expr import literal_tolerance
 from cotaudit.te.grammar import EqBody, Part
 from cotaudit.te.ir import Node
 from cotaudit.te.scope import BELIEF, POISON, TRUTH, Binding, EqRecord, EvalFailure, Slot, is_live, usable
-from cotaudit.te.semantic import LineAbort, Semantic, fmt
+from cotaudit.te.semantic import Semantic, fmt
 from cotaudit.te.unitcheck import UnitT, known
 from cotaudit.te.units import format_unit
 
@@ -40,25 +40,15 @@ def check_eq(sem: Semantic, body: EqBody) -> None:
     bound: Binding | None = None
     if target is not None:
         if target in ir.RESERVED or target.startswith("__"):
-            sem.emit(
-                "TE_E013",
-                body.parts[0].col,
-                f"'{target}' is reserved and cannot be an EQ target",
-                reason="reserved",
-                fragment=target,
+            sem.malformed(
+                body.parts[0].col, f"'{target}' is reserved and cannot be an EQ target", "reserved", target
             )
-            raise LineAbort()
         bound = sem.scope.current(target)
         if bound is not None and bound.kind in ("doc", "function"):
             what = "a documentation entry" if bound.kind == "doc" else "a function"
-            sem.emit(
-                "TE_E013",
-                body.parts[0].col,
-                f"'{target}' is {what} and cannot be assigned",
-                reason="not-assignable",
-                fragment=target,
+            sem.malformed(
+                body.parts[0].col, f"'{target}' is {what} and cannot be assigned", "not-assignable", target
             )
-            raise LineAbort()
     sem.has_eq = True
     mode = _mode(sem, body, bound)
     exprs = [

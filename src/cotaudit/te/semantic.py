@@ -12,7 +12,7 @@ import contextlib
 import difflib
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any
+from typing import Any, NoReturn
 
 from cotaudit.te import compare, expr, ir
 from cotaudit.te import symbolic as sym
@@ -104,6 +104,11 @@ class Semantic:
             Diagnostic(code, ln.no, column, message, tag=ln.tag, id=ln.id, evidence=tuple(ev.items()))
         )
 
+    def malformed(self, col: int, message: str, reason: str, fragment: str) -> NoReturn:
+        """TE_E013 for the line, which is then not evaluated (its target is poisoned)."""
+        self.emit("TE_E013", col, message, reason=reason, fragment=fragment)
+        raise LineAbort()
+
     def owner(self) -> str:
         """The rule that owns evaluation errors and fallbacks on this line (TE-26, TE-45)."""
         tag = self.ln.tag if self.ln else None
@@ -134,14 +139,7 @@ class Semantic:
         try:
             return parse_unit(text)
         except UnitSyntaxError as err:
-            self.emit(
-                "TE_E013",
-                col + err.offset,
-                f"bad unit [{text}]: {err.reason}",
-                reason=err.reason,
-                fragment=text,
-            )
-            raise LineAbort() from None
+            self.malformed(col + err.offset, f"bad unit [{text}]: {err.reason}", err.reason, text)
 
     # -- stage 3: names --------------------------------------------------------------------
     def refs(self, node: Node, local: frozenset[str] = frozenset()) -> list[ir.Name | ir.Attr]:
@@ -329,14 +327,7 @@ class Semantic:
         assert ln is not None
         name = decl.name
         if name in ir.RESERVED or name.startswith("__"):
-            self.emit(
-                "TE_E013",
-                decl.name_col,
-                f"'{name}' is reserved and cannot be declared",
-                reason="reserved",
-                fragment=name,
-            )
-            return
+            self.malformed(decl.name_col, f"'{name}' is reserved and cannot be declared", "reserved", name)
         existing = self.scope.current(name)
         if decl.kind == "doc":
             b = Binding(name, "doc", ln.no, ln.block_path, text=decl.value)
@@ -422,14 +413,9 @@ class Semantic:
         params = frozenset(decl.params)
         bad = [p for p in decl.params if p in ir.RESERVED or p.startswith("__")]
         if bad:
-            self.emit(
-                "TE_E013",
-                decl.value_col,
-                f"'{bad[0]}' is reserved and cannot be a parameter",
-                reason="reserved",
-                fragment=bad[0],
+            self.malformed(
+                decl.value_col, f"'{bad[0]}' is reserved and cannot be a parameter", "reserved", bad[0]
             )
-            return
         ok = True
         for ref in self.refs(node, params):
             if isinstance(ref, ir.Attr):
