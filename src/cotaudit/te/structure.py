@@ -209,6 +209,18 @@ def _ref_problem(name: str, line: int, pre: Prescan) -> dict[str, Any] | None:
     return {"ref": name, "reason": "undefined"}
 
 
+def _cite(emit: Emit, ln: Line, name: str, col: int, pre: Prescan, what: str) -> None:
+    """E003 for a reference (a `from` name or a RESOLVE's `by`) that points nowhere or forward."""
+    problem = _ref_problem(name, ln.no, pre)
+    if problem is None:
+        return
+    if problem["reason"] == "forward":
+        message = f"{what} '{name}' is defined only later, at line {problem['defined_at']}"
+    else:
+        message = f"{what} '{name}' is not defined"
+    diag(emit, "TE_E003", ln, col, message, **problem)
+
+
 def _blocks_and_refs(lines: list[Line], pre: Prescan, emit: Emit) -> None:
     """Block paths (TE-34), E003 for `from` clauses and RESOLVE, E002 for a second RESOLVE, E008."""
     stack: list[tuple[str, int]] = []
@@ -226,17 +238,7 @@ def _blocks_and_refs(lines: list[Line], pre: Prescan, emit: Emit) -> None:
             continue
         if ln.tag == "STEP" and not ln.skipped:
             for ref in step_refs(ln.body, ln.body_col):
-                problem = _ref_problem(ref.name, ln.no, pre)
-                if problem is not None:
-                    where = f" (defined at line {problem['defined_at']})" if "defined_at" in problem else ""
-                    diag(
-                        emit,
-                        "TE_E003",
-                        ln,
-                        ref.col,
-                        f"'{ref.name}' is cited {problem['reason']}{where}",
-                        **problem,
-                    )
+                _cite(emit, ln, ref.name, ref.col, pre, "the cited name")
         elif ln.tag == "OPEN" and ln.id is not None:
             if ln.id not in opens:
                 opens[ln.id] = ln.no
@@ -295,17 +297,7 @@ def _resolve(
         return
     if not isinstance(body, ResolveBody):
         return
-    problem = _ref_problem(body.by, ln.no, pre)
-    if problem is not None:
-        where = f" (defined at line {problem['defined_at']})" if "defined_at" in problem else ""
-        diag(
-            emit,
-            "TE_E003",
-            ln,
-            body.by_col,
-            f"RESOLVE by '{body.by}': reference is {problem['reason']}{where}",
-            **problem,
-        )
+    _cite(emit, ln, body.by, body.by_col, pre, "RESOLVE by")
 
 
 def _e008(emit: Emit, open_ln: Line, oid: str, reported: set[int], **where: Any) -> None:
