@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.util
 import inspect
 import json
 import os
@@ -515,7 +516,14 @@ def _unreadable_report(path: Path, engine: str, error: str) -> Report:
 
 # --------------------------------------------------------------------------- built-in engines
 
-register_engine("te", "cotaudit.te:check", (".te",))
-register_engine("type6", None, (".t6",))
-register_engine("vericot", None, (".vcot.json",))
-register_engine("certify", None, (".kb", ".cert.json"))
+
+def _builtin(name: str, extensions: tuple[str, ...]) -> None:
+    """Register a built-in engine: available once its subpackage is installed."""
+    present = importlib.util.find_spec(f"cotaudit.{name}") is not None
+    register_engine(name, f"cotaudit.{name}:check" if present else None, extensions)
+
+
+_builtin("te", (".te",))
+_builtin("type6", (".t6",))
+_builtin("vericot", (".vcot.json",))
+_builtin("certify", (".kb", ".cert.json"))

@@ -211,7 +211,24 @@ def build_parser() -> _Parser:
     te_sub = te.add_subparsers(dest="te_command", metavar="TOOL", parser_class=_Parser)
     add_te_commands(te_sub)
     te.set_defaults(handler=_cmd_group_help("te", sorted(te_sub.choices)))
+    for engine in ("type6", "vericot", "certify"):
+        _add_engine_group(sub, engine)
     return parser
+
+
+def _add_engine_group(sub: argparse._SubParsersAction[_Parser], engine: str) -> None:
+    """``cotaudit <engine> <tool>``: each engine's tools live in ``cotaudit/cli_<engine>.py``,
+    which defines ``add_commands(subparsers)``; the group exists once that module does."""
+    import importlib
+    import importlib.util
+
+    module_name = f"cotaudit.cli_{engine}"
+    if importlib.util.find_spec(module_name) is None:
+        return
+    group = sub.add_parser(engine, help=f"tools of the {engine} engine")
+    tools = group.add_subparsers(dest=f"{engine}_command", metavar="TOOL", parser_class=_Parser)
+    importlib.import_module(module_name).add_commands(tools)
+    group.set_defaults(handler=_cmd_group_help(engine, sorted(tools.choices)))
 
 
 def _fail(message: str, code: int) -> int:

@@ -1,31 +1,8 @@
-"""Every stable diagnostic code of every engine, in one table.
+"""Stable codes of the te engine (shared/spec/te.md, TE-41)."""
 
-Codes are stable forever: never renumbered, never reused. ``tests/test_codes.py`` freezes
-this table, and ``docs/codes.md`` is generated from it (``python -m cotaudit.codes``).
-"""
+from cotaudit.codes.model import Code
 
-from __future__ import annotations
-
-import sys
-from dataclasses import dataclass
-from typing import Literal
-
-Severity = Literal["error", "warning", "info"]
-
-
-@dataclass(frozen=True, slots=True)
-class Code:
-    """One stable diagnostic code."""
-
-    code: str
-    engine: str
-    name: str
-    severity: Severity
-    layer: str
-    summary: str
-
-
-_TE: tuple[Code, ...] = (
+TE: tuple[Code, ...] = (
     Code(
         "TE_E001",
         "te",
@@ -148,32 +125,3 @@ _TE: tuple[Code, ...] = (
         "An unexpected internal error while processing a line (a bug; please report it).",
     ),
 )
-
-CODES: dict[str, Code] = {c.code: c for c in _TE}
-
-
-def lookup(code: str) -> Code:
-    """The table entry for ``code``; ``KeyError`` if the code does not exist."""
-    return CODES[code]
-
-
-def render_markdown() -> str:
-    """The generated ``docs/codes.md``."""
-    out = [
-        "# Diagnostic codes",
-        "",
-        "Generated from `src/cotaudit/codes.py` by `python -m cotaudit.codes > docs/codes.md`;",
-        "do not edit by hand. Codes are stable: never renumbered, never reused.",
-        "",
-    ]
-    engines = sorted({c.engine for c in CODES.values()})
-    for engine in engines:
-        out += [f"## {engine}", "", "| code | name | severity | layer | meaning |", "|---|---|---|---|---|"]
-        for c in sorted((c for c in CODES.values() if c.engine == engine), key=lambda c: c.code):
-            out.append(f"| `{c.code}` | {c.name} | {c.severity} | {c.layer} | {c.summary} |")
-        out.append("")
-    return "\n".join(out)
-
-
-if __name__ == "__main__":  # pragma: no cover - exercised through the docs test
-    sys.stdout.write(render_markdown())
