@@ -213,6 +213,9 @@ def build_parser() -> _Parser:
     te.set_defaults(handler=_cmd_group_help("te", sorted(te_sub.choices)))
     for engine in ("type6", "vericot", "certify"):
         _add_engine_group(sub, engine)
+    from cotaudit.cli_eval import add_eval_command
+
+    add_eval_command(sub)
     return parser
 
 

@@ -36,6 +36,15 @@ def add_te_commands(subparsers: Any) -> None:
     convert.add_argument("--seed", type=int, default=0, help="seed of the style knobs")
     convert.set_defaults(handler=_cmd_convert)
 
+    corrupt = subparsers.add_parser("corrupt", help="build the adversarial corpus (TE-52 … TE-54) as JSONL")
+    corrupt.add_argument(
+        "--scale", choices=("paper", "full"), default="paper", help="266 traces, or every base x category"
+    )
+    corrupt.add_argument("--seed", type=int, default=20260513)
+    corrupt.add_argument("--gsm8k", help="GSM8K test.jsonl (default: $COTAUDIT_DATA or ../shared/data)")
+    corrupt.add_argument("-o", "--output", required=True, metavar="OUT.jsonl")
+    corrupt.set_defaults(handler=_cmd_corrupt)
+
     np_ = subparsers.add_parser("np", help="render a TE trace as a Natural Program (one line per line)")
     np_.add_argument("path", metavar="TRACE.te")
     np_.add_argument("-o", "--output", metavar="OUT")
@@ -112,6 +121,20 @@ def _cmd_convert(args: argparse.Namespace) -> int:
         f"cotaudit: converted {summary.converted} of {summary.total} items"
         + (f" (skipped: {skipped})" if skipped else "")
         + "\n"
+    )
+    return 0
+
+
+def _cmd_corrupt(args: argparse.Namespace) -> int:
+    from cotaudit.cli_eval import gsm8k_path
+    from cotaudit.te.corpus import build_corpus, write_jsonl
+
+    items = build_corpus(gsm8k_path(args.gsm8k), args.seed, args.scale)
+    write_jsonl(items, args.output)
+    adversarial = sum(i.adversarial for i in items)
+    sys.stderr.write(
+        f"cotaudit: wrote {len(items)} traces ({adversarial} adversarial, {len(items) - adversarial} clean) "
+        f"to {args.output}\n"
     )
     return 0
 

@@ -143,7 +143,17 @@ def _not_derived(sem: Semantic, body: AnsBody, comp: Node, vals: list[Slot]) -> 
 def _answer_units(
     sem: Semantic, body: AnsBody, declared: UnitVec | None, comp_units: list[UnitT], matched: list[UnitT]
 ) -> None:
-    """E005 at ANS: against the matched EQ values, then the computed unit against the goal unit."""
+    """E005 at ANS: the declared unit against the answer's own computed unit and against the
+    matched EQ values, then the computed unit against the goal unit."""
+    if declared is not None:
+        # The general E005 rule: a declared unit incompatible with the computed one in every
+        # world where it is known (`ANS: r2 [cent]` when r2 is computed in USD).
+        computed_known = [known(comp_units[w]) for w in sem.worlds()]
+        outcomes = [u.compatible(declared) for u in computed_known if u is not None]
+        if outcomes and not any(outcomes):
+            computed = next(u for u in computed_known if u is not None)
+            sem.unit_mismatch(declared, computed, body.unit_col, None)
+            return
     per_world = [declared if declared is not None else known(comp_units[w]) for w in (TRUTH, BELIEF)]
     ans_unit = per_world[TRUTH] or per_world[BELIEF]
     if (
@@ -160,9 +170,9 @@ def _answer_units(
         return
     outcomes = [u.compatible(goal) for u in (known(comp_units[w]) for w in sem.worlds()) if u is not None]
     if outcomes and not any(outcomes):
-        computed = known(comp_units[TRUTH]) or known(comp_units[BELIEF])
-        assert computed is not None
-        sem.unit_mismatch(goal, computed, body.expr_col, None, against="answer's computed")
+        found = known(comp_units[TRUTH]) or known(comp_units[BELIEF])
+        assert found is not None
+        sem.unit_mismatch(goal, found, body.expr_col, None, against="answer's computed")
 
 
 def _label(sem: Semantic, body: AnsBody, comp: Node) -> None:
