@@ -120,6 +120,8 @@ class UnitMismatch(Rule):
 
     Okay: GIVEN:\n  speed := 12 [m/s]\n  time := 600 [s]\nGOAL: d [m]\nEQ[e1]: d = speed * time = 7200 [meters]\nANS: d [m]
     TE_E005@5: GIVEN:\n  speed := 12 [m/s]\n  time := 600 [s]\nGOAL: d [miles]\nEQ[e1]: d = speed * time = 7200 [miles]\nANS: d [miles]
+    TE_E005@7: GIVEN:\n  a := 3 [USD]\n  b := 4 [USD]\nGOAL: c\nEQ[e1]: k = 7\nEQ[e2]: c = a + b = 7\nANS: c [cent]
+    Okay: GIVEN:\n  a := 3 [USD]\n  b := 4 [USD]\nGOAL: c\nEQ[e1]: k = 7\nEQ[e2]: c = a + b = 7\nANS: c [USD]
     """
 
     code = "TE_E005"
