@@ -84,28 +84,30 @@ def _matches(sem: Semantic, comp: Node, vals: list[Slot], approx: bool) -> list[
     inner: list[Slot] | None = None
     if isinstance(comp, ir.Call) and comp.func in _ROUNDING and not comp.user:
         inner = sem.values(comp.args[0])
-    found: list[UnitT] = []
-    for value, _world, unit, _line in sem.v_entries:
-        hit = False
+
+    def hits(value: Any) -> bool:
         for w in sem.worlds():
             v = vals[w]
             if usable(v):
-                d = (
-                    compare.approx(value, v, tol, sem.config.eps_abs)
-                    if tol is not None
-                    else compare.equal(v, value, *sem.eps())
-                )
+                if tol is not None:
+                    d = compare.approx(value, v, tol, sem.config.eps_abs)
+                else:
+                    d = compare.equal(v, value, *sem.eps())
                 if d.value is True:
-                    hit = True
-            if (
-                not hit
-                and inner is not None
-                and usable(inner[w])
-                and compare.equal(inner[w], value, *sem.eps()).value
-            ):
-                hit = True
-        if hit:
-            found.append(unit)
+                    return True
+            if inner is not None and usable(inner[w]) and compare.equal(inner[w], value, *sem.eps()).value:
+                return True
+        return False
+
+    # Constant members first: they settle almost every answer in microseconds. Members with
+    # free parameters need an identity check each, so they are tried only when no constant
+    # matched, or when the matched units could still leave an E005 that another match rescues.
+    constant = [(value, unit) for value, _w, unit, _l in sem.v_entries if not sym.free_symbols(value)]
+    symbolic = [(value, unit) for value, _w, unit, _l in sem.v_entries if sym.free_symbols(value)]
+    found: list[UnitT] = [unit for value, unit in constant if hits(value)]
+    if found and (not sem.pre.has_units or any(u is None for u in found)):
+        return found
+    found += [unit for value, unit in symbolic if hits(value)]
     return found if found else None
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from cotaudit.te import symbolic as sym
@@ -47,7 +48,6 @@ def equal(a: Value, b: Value, eps_rel: Fraction = EPS_REL, eps_abs: Fraction = E
     """TE-27: ``|a − b| ≤ max(ε_abs, ε_rel · max(|a|, |b|))``, inclusive; identities over params."""
     if isinstance(a, Fraction) and isinstance(b, Fraction):
         return TRUE if _close(a, b, eps_rel, eps_abs) else FALSE
-    sp = sym.sympy()
     x, y = sym.to_sympy(a), sym.to_sympy(b)
     if x == y:
         return TRUE
@@ -55,14 +55,41 @@ def equal(a: Value, b: Value, eps_rel: Fraction = EPS_REL, eps_abs: Fraction = E
         return _identity(x, y)
     if _infinite(x) or _infinite(y):
         return FALSE
-    d = sym.guarded(lambda: sp.Abs(x - y).evalf(30))
-    ax = sym.guarded(lambda: sp.Abs(x).evalf(30))
-    ay = sym.guarded(lambda: sp.Abs(y).evalf(30))
-    try:
-        df, axf, ayf = (Fraction(str(v)) if v != 0 else Fraction(0) for v in (d, ax, ay))
-    except (ValueError, TypeError):
+    mx, my = _numeric(x), _numeric(y)
+    if mx is None or my is None:
         return UNDECIDED
+    # Each side is evaluated once to 40 significant digits (and cached): far below the
+    # 1e-9 / 1e-6 tolerances, so the rounding of the two approximations never decides.
+    df, axf, ayf = _fraction(abs(mx - my)), _fraction(abs(mx)), _fraction(abs(my))
     return TRUE if df <= max(eps_abs, eps_rel * max(axf, ayf)) else FALSE
+
+
+def _numeric(x: Any) -> Any:
+    """An mpmath approximation (real or complex, 40 digits) of a constant SymPy value."""
+    sym.count()  # one logical call, whether or not the cache answers it
+    return _numeric_cached(x)
+
+
+@lru_cache(maxsize=4096)
+def _numeric_cached(x: Any) -> Any:
+    import mpmath
+
+    try:
+        with mpmath.workdps(40):
+            value = sym.guarded(lambda: x._to_mpmath(mpmath.mp.prec), counted=False)
+    except (TypeError, ValueError, AttributeError, ZeroDivisionError):
+        return None
+    if not mpmath.isfinite(value):
+        return None
+    return value
+
+
+def _fraction(v: Any) -> Fraction:
+    """An mpmath real, exactly as a Fraction (mantissa × 2^exponent)."""
+    import mpmath
+
+    man, exp = mpmath.mpf(v).man_exp
+    return Fraction(man) * Fraction(2) ** exp
 
 
 def _infinite(x: Any) -> bool:

@@ -78,9 +78,15 @@ def _deadline(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def guarded(fn: Callable[..., T], *args: Any) -> T:
-    """Run one SymPy operation under the per-call deadline; nested calls share the outer one."""
+def count() -> None:
+    """Count one logical SymPy call that a cache answered (stats must not depend on caches)."""
     _state.calls += 1
+
+
+def guarded(fn: Callable[..., T], *args: Any, counted: bool = True) -> T:
+    """Run one SymPy operation under the per-call deadline; nested calls share the outer one."""
+    if counted:
+        _state.calls += 1
     if _state.depth:
         return fn(*args)
     _state.depth += 1
