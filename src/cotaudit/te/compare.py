@@ -89,7 +89,7 @@ def _fraction(v: Any) -> Fraction:
     import mpmath
 
     man, exp = mpmath.mpf(v).man_exp
-    return Fraction(man) * Fraction(2) ** exp
+    return Fraction(int(man)) * Fraction(2) ** int(exp)
 
 
 def _infinite(x: Any) -> bool:
