@@ -121,7 +121,7 @@ def _ablation(report: dict[str, Any]) -> list[str]:
     ]
     for rule, row in table.items():
         out.append(
-            f"| {rule} | {pct(row['tpr'])} | {100 * row['delta_tpr']:+.1f} pp | {row['uniquely_detected']} "
+            f"| {rule} | {pct(row['tpr'])} | {100 * row['delta_tpr']:+.2f} pp | {row['uniquely_detected']} "
             f"| {row['fires_on']} | {'—' if rule not in paper else f'{100 * paper[rule]:+.1f} pp'} "
             f"| {_CARRIER.get(rule, '')} |"
         )
