@@ -52,7 +52,7 @@ def test_builtin_registry() -> None:
     assert specs["te"].entry_point == "cotaudit.te:check" and specs["te"].extensions == (".te",)
     assert specs["vericot"].extensions == (".vcot.json",)
     assert specs["certify"].extensions == (".kb", ".cert.json")
-    assert not specs["type6"].implemented
+    assert not specs["vericot"].implemented
     assert [s.name for s in api.engines()] == sorted(specs)
 
 
@@ -84,8 +84,8 @@ def test_unknown_and_unavailable_engines() -> None:
     with pytest.raises(UnknownEngine, match="unknown engine 'nope'"):
         api.check("x", engine="nope")
     with pytest.raises(EngineUnavailable) as info:
-        api.check("x", engine="type6")
-    assert str(info.value) == "engine 'type6' is not available in this version of cotaudit"
+        api.check("x", engine="vericot")
+    assert str(info.value) == "engine 'vericot' is not available in this version of cotaudit"
     assert isinstance(info.value, CotauditError) and info.value.exit_code == 2
 
 
@@ -226,10 +226,10 @@ def test_check_file_unreadable(tmp_path: Path) -> None:
 
 
 def test_check_file_unavailable_engine(tmp_path: Path) -> None:
-    f = tmp_path / "x.t6"
+    f = tmp_path / "x.vcot.json"
     f.write_text("x", encoding="utf-8")
     with pytest.raises(
-        EngineUnavailable, match="engine 'type6' is not available in this version of cotaudit"
+        EngineUnavailable, match="engine 'vericot' is not available in this version of cotaudit"
     ):
         api.check_file(f)
 
@@ -242,7 +242,7 @@ JSONL = """\
 {"id": "noengine", "text": "BAD"}
 this is not json
 [1, 2]
-{"id": "t6", "engine": "type6", "text": "x"}
+{"id": "t6", "engine": "vericot", "text": "x"}
 {"id": "zz", "engine": "zz", "text": "x"}
 {"id": "notext", "engine": "fake", "text": 3}
 {"id": ["x"], "engine": "fake", "text": "x"}
@@ -262,7 +262,7 @@ def test_jsonl_items(tmp_path: Path) -> None:
         ("noengine", "unknown", "invalid", "line 5: no 'engine' field (give --engine)"),
         ("line-6", "unknown", "invalid", "line 6: not JSON (Expecting value)"),
         ("line-7", "unknown", "invalid", "line 7: not a JSON object"),
-        ("t6", "type6", "invalid", "line 8: engine 'type6' is not available in this version of cotaudit"),
+        ("t6", "vericot", "invalid", "line 8: engine 'vericot' is not available in this version of cotaudit"),
         ("zz", "zz", "invalid", got[7][3]),
         ("notext", "fake", "invalid", "line 10: 'text' must be a string"),
         ("line-11", "fake", "invalid", "line 11: 'id' must be a string or an integer"),
@@ -281,11 +281,11 @@ def test_jsonl_items(tmp_path: Path) -> None:
 def test_jsonl_default_engine_fills_only_missing_fields(tmp_path: Path) -> None:
     f = tmp_path / "items.jsonl"
     f.write_text(
-        '{"id": "x", "text": "BAD"}\n{"id": "y", "engine": "type6", "text": "BAD"}\n', encoding="utf-8"
+        '{"id": "x", "text": "BAD"}\n{"id": "y", "engine": "vericot", "text": "BAD"}\n', encoding="utf-8"
     )
     x, y = api.check_file(f, engine="fake")
     assert (x.engine, x.verdict) == ("fake", "fail")
-    assert (y.engine, y.verdict) == ("type6", "invalid")
+    assert (y.engine, y.verdict) == ("vericot", "invalid")
 
 
 def test_iter_reports_reads_everything_first(tmp_path: Path) -> None:
@@ -306,7 +306,7 @@ def _tree(root: Path) -> None:
         "sub/deeper/c.fake": "WARN\n",
         "sub/d.fake": "UNSURE\n",
         "sub/notes.md": "BAD\n",
-        "sub/x.t6": "x\n",
+        "sub/x.vcot.json": "x\n",
         "sub/log.jsonl": '{"id": "z", "engine": "fake", "text": "BAD"}\n',
         ".hidden/e.fake": "BAD\n",
         "sub/.git/f.fake": "BAD\n",
@@ -334,9 +334,9 @@ def test_audit_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert [(s.path, s.kind) for s in result.skipped] == [
         ("sub/log.jsonl", "jsonl"),
         ("sub/notes.md", "unsupported"),
-        ("sub/x.t6", "unavailable"),
+        ("sub/x.vcot.json", "unavailable"),
     ]
-    assert result.skipped[2].reason == "engine 'type6' is not available in this version of cotaudit"
+    assert result.skipped[2].reason == "engine 'vericot' is not available in this version of cotaudit"
 
 
 def test_audit_explicit_files_and_dedupe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
