@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from cotaudit.te import perturb, roscoe
 from cotaudit.te.gsm8k import CORPUS_STYLE, Style, convert_jsonl
-from cotaudit.te.perturb import CATEGORIES, PAPER_CATEGORIES, PERTURBERS, Trace
+from cotaudit.te.perturb import CATEGORIES, PAPER_CATEGORIES, Perturbed, Trace
 
 PAPER_SEED = 20260513  # echoes the paper's preregistration E5_V1_2026_05_13
 PAPER_COUNTS: dict[str, int] = {
@@ -31,6 +32,20 @@ PAPER_COUNTS: dict[str, int] = {
     "contradicting_equation": 40,
 }
 PAPER_CLEAN = 50
+PERTURBERS: dict[str, Callable[[Trace, random.Random], Perturbed | None]] = {
+    "arithmetic_slip": perturb.arithmetic_slip,
+    "lost_variable": perturb.lost_variable,
+    "unsupported_conclusion": perturb.unsupported_conclusion,
+    "wrong_unit": perturb.wrong_unit,
+    "contradicting_equation": perturb.contradicting_equation,
+    "shuffle_steps": roscoe.shuffle_steps,
+    "remove_step": roscoe.remove_step,
+    "duplicate_step": roscoe.duplicate_step,
+    "swap_numbers": roscoe.swap_numbers,
+    "swap_operators": roscoe.swap_operators,
+    "random_number": roscoe.random_number,
+    "negate_step": roscoe.negate_step,
+}
 
 
 @dataclass(frozen=True, slots=True)

@@ -205,7 +205,7 @@ def arithmetic_slip(t: Trace, rng: random.Random) -> Perturbed | None:
     )
 
 
-def _first_reference(lines: list[str], names: list[str], after: int) -> int | None:
+def first_reference(lines: list[str], names: list[str], after: int) -> int | None:
     """The first line (1-based, > after) that mentions any of ``names`` as a whole word."""
     pattern = re.compile(r"(?<![\w.])(" + "|".join(re.escape(n) for n in names) + r")\b")
     for k in range(after, len(lines)):
@@ -221,7 +221,7 @@ def lost_variable(t: Trace, rng: random.Random) -> Perturbed | None:
     for given in order:
         k = given["line"] - 1
         lines = t.lines[:k] + t.lines[k + 1 :]
-        first = _first_reference(lines, [given["name"]], k)
+        first = first_reference(lines, [given["name"]], k)
         if first is not None:
             return Perturbed(
                 t.text(lines), first, f"deleted GIVEN {given['name']}", EXPECTED_CODES["lost_variable"]
@@ -325,11 +325,11 @@ def wrong_unit(t: Trace, rng: random.Random) -> Perturbed | None:
     )
 
 
-_SWAPS = {"+": "-", "-": "+", "*": "/", "/": "*"}
+SWAPS = {"+": "-", "-": "+", "*": "/", "/": "*"}
 
 
 def _binops(node: ir.Node) -> list[ir.BinOp]:
-    out = [node] if isinstance(node, ir.BinOp) and node.op in _SWAPS else []
+    out = [node] if isinstance(node, ir.BinOp) and node.op in SWAPS else []
     for child in ir.children(node):
         out += _binops(child)
     return out
@@ -347,7 +347,7 @@ def _replace(node: ir.Node, old: ir.Node, new: ir.Node) -> ir.Node:
     return node
 
 
-def _variant(
+def variant(
     t: Trace, eq: Mapping[str, Any], rng: random.Random, change: Callable[[ir.BinOp], ir.Node | None]
 ) -> tuple[str, Fraction] | None:
     """An RHS with one binary node changed, whose value differs and stays defined."""
@@ -375,7 +375,7 @@ def contradicting_equation(t: Trace, rng: random.Random) -> Perturbed | None:
     if not candidates:
         return None
     eq = rng.choice(candidates)
-    swapped = _variant(t, eq, rng, lambda op: ir.BinOp(_SWAPS[op.op], op.left, op.right, op.pos))
+    swapped = variant(t, eq, rng, lambda op: ir.BinOp(SWAPS[op.op], op.left, op.right, op.pos))
     if swapped is not None:
         rhs = swapped[0]
     else:
@@ -390,136 +390,3 @@ def contradicting_equation(t: Trace, rng: random.Random) -> Perturbed | None:
     return Perturbed(
         t.text(lines), position, f"inserted {eq['target']} = {rhs}", EXPECTED_CODES["contradicting_equation"]
     )
-
-
-# --- ROSCOE step-level and arithmetic perturbations -------------------------------------------
-
-
-def _refs(eq: Mapping[str, Any]) -> list[str]:
-    return [eq["target"], eq["id"]]
-
-
-def shuffle_steps(t: Trace, rng: random.Random) -> Perturbed | None:
-    """Swap an EQ with the earlier EQ it depends on: a name is then used before its definition."""
-    pairs = []
-    for a, b in zip(t.eqs, t.eqs[1:], strict=False):
-        if re.search(rf"\b({re.escape(a['target'])}|{re.escape(a['id'])}\.value)\b", b["rhs"]):
-            pairs.append((a, b))
-    if not pairs:
-        return None
-    a, b = rng.choice(pairs)
-    lines = list(t.lines)
-    lines[a["line"] - 1], lines[b["line"] - 1] = lines[b["line"] - 1], lines[a["line"] - 1]
-    return Perturbed(
-        t.text(lines), a["line"], f"swapped {a['id']} and {b['id']}", EXPECTED_CODES["shuffle_steps"]
-    )
-
-
-def remove_step(t: Trace, rng: random.Random) -> Perturbed | None:
-    """Delete an EQ whose result a later line uses."""
-    order = [eq for eq in t.eqs if eq["id"] != t.meta.get("answer_eq")]
-    rng.shuffle(order)
-    for eq in order:
-        k = eq["line"] - 1
-        lines = t.lines[:k] + t.lines[k + 1 :]
-        first = _first_reference(lines, _refs(eq), k)
-        if first is not None:
-            return Perturbed(t.text(lines), first, f"removed {eq['id']}", EXPECTED_CODES["remove_step"])
-    return None
-
-
-def duplicate_step(t: Trace, rng: random.Random) -> Perturbed | None:
-    """Repeat an EQ line verbatim right after itself (same ID)."""
-    if not t.eqs:
-        return None
-    eq = rng.choice(t.eqs)
-    lines = list(t.lines)
-    lines.insert(eq["line"], lines[eq["line"] - 1])
-    return Perturbed(
-        t.text(lines), eq["line"] + 1, f"duplicated {eq['id']}", EXPECTED_CODES["duplicate_step"]
-    )
-
-
-def _rewrite_rhs(t: Trace, eq: Mapping[str, Any], new_rhs: str) -> list[str] | None:
-    body = t.eq_body(eq)
-    if body is None or len(body.parts) < 3:
-        return None
-    rhs = body.parts[1]
-    lines = list(t.lines)
-    line = lines[eq["line"] - 1]
-    lines[eq["line"] - 1] = line[: rhs.col] + new_rhs + line[rhs.col + len(rhs.text) :]
-    return lines
-
-
-def _rhs_change(
-    t: Trace, rng: random.Random, category: str, change: Callable[[ir.BinOp], ir.Node | None]
-) -> Perturbed | None:
-    order = list(t.eqs)
-    rng.shuffle(order)
-    for eq in order:
-        variant = _variant(t, eq, rng, change)
-        if variant is None:
-            continue
-        lines = _rewrite_rhs(t, eq, variant[0])
-        if lines is not None:
-            return Perturbed(
-                t.text(lines),
-                eq["line"],
-                f"{eq['id']}: {eq['rhs']} -> {variant[0]}",
-                EXPECTED_CODES[category],
-            )
-    return None
-
-
-def swap_numbers(t: Trace, rng: random.Random) -> Perturbed | None:
-    """Swap the two operands of a non-commutative operation (``a - b`` → ``b - a``)."""
-    return _rhs_change(
-        t,
-        rng,
-        "swap_numbers",
-        lambda op: ir.BinOp(op.op, op.right, op.left, op.pos) if op.op in ("-", "/") else None,
-    )
-
-
-def swap_operators(t: Trace, rng: random.Random) -> Perturbed | None:
-    """Replace one operator: ``+``↔``−``, ``×``↔``÷``."""
-    return _rhs_change(
-        t, rng, "swap_operators", lambda op: ir.BinOp(_SWAPS[op.op], op.left, op.right, op.pos)
-    )
-
-
-def random_number(t: Trace, rng: random.Random) -> Perturbed | None:
-    """Replace one operand of an operation by a random number."""
-
-    def change(op: ir.BinOp) -> ir.Node:
-        n = rng.randint(2, 99)
-        return ir.BinOp(op.op, op.left, ir.Num(Fraction(n), str(n), 0), op.pos)
-
-    return _rhs_change(t, rng, "random_number", change)
-
-
-def negate_step(t: Trace, rng: random.Random) -> Perturbed | None:
-    """Negate an EQ's right-hand side."""
-    order = [eq for eq in t.eqs if Fraction(eq["value"]) != 0]
-    rng.shuffle(order)
-    for eq in order:
-        lines = _rewrite_rhs(t, eq, f"-({eq['rhs']})")
-        if lines is not None:
-            return Perturbed(t.text(lines), eq["line"], f"negated {eq['id']}", EXPECTED_CODES["negate_step"])
-    return None
-
-
-PERTURBERS: dict[str, Callable[[Trace, random.Random], Perturbed | None]] = {
-    "arithmetic_slip": arithmetic_slip,
-    "lost_variable": lost_variable,
-    "unsupported_conclusion": unsupported_conclusion,
-    "wrong_unit": wrong_unit,
-    "contradicting_equation": contradicting_equation,
-    "shuffle_steps": shuffle_steps,
-    "remove_step": remove_step,
-    "duplicate_step": duplicate_step,
-    "swap_numbers": swap_numbers,
-    "swap_operators": swap_operators,
-    "random_number": random_number,
-    "negate_step": negate_step,
-}
