@@ -1,0 +1,158 @@
+"""``cotaudit type6 <tool>``: the type6 engine's tools on the command line (thin, like cli.py).
+
+- ``type6 render TRACE.t6 -o OUT.svg|OUT.html|OUT.dot``: the reasoning graph, laid out in pure
+  Python (``--graphviz`` pipes the DOT text through a ``dot`` binary when one is installed);
+- ``type6 verify TRACE.t6``: the full type6 result document (summary and the three reports);
+- ``type6 convert TRACE --to t6|json``: between the ``.t6`` line format and its JSON form.
+
+The engine is imported inside the handlers so ``cotaudit --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from cotaudit.errors import InputError, UsageError
+
+_RENDER_FORMATS = ("svg", "html", "dot")
+
+
+def add_commands(subparsers: Any) -> None:
+    """Register the ``type6`` tools; each handler returns the exit code."""
+    render = subparsers.add_parser("render", help="draw the reasoning graph of a trace (SVG, HTML or DOT)")
+    render.add_argument("path", metavar="TRACE.t6", help="a .t6 or JSON trace, or - for stdin")
+    render.add_argument(
+        "-o", "--output", metavar="OUT", help="OUT.svg, OUT.html or OUT.dot (default: stdout)"
+    )
+    render.add_argument(
+        "--format", choices=_RENDER_FORMATS, help="default: from the extension of OUT, else svg"
+    )
+    render.add_argument("--columns", type=int, default=9, help="ranks per row of the SVG layout (default 9)")
+    render.add_argument(
+        "--graphviz", action="store_true", help="lay out with Graphviz 'dot' when it is installed"
+    )
+    _add_config_arguments(render)
+    render.set_defaults(handler=_cmd_render)
+
+    verify = subparsers.add_parser("verify", help="print the full type6 result (JSON)")
+    verify.add_argument("path", metavar="TRACE.t6", help="a .t6 or JSON trace, or - for stdin")
+    verify.add_argument("-o", "--output", metavar="OUT")
+    verify.add_argument("--indent", type=int, default=None, help="pretty-print with this indent")
+    _add_config_arguments(verify)
+    verify.set_defaults(handler=_cmd_verify)
+
+    convert = subparsers.add_parser("convert", help="convert a trace between .t6 and JSON")
+    convert.add_argument("path", metavar="TRACE", help="a .t6 or JSON trace, or - for stdin")
+    convert.add_argument("--to", choices=("t6", "json"), required=True)
+    convert.add_argument("-o", "--output", metavar="OUT")
+    convert.set_defaults(handler=_cmd_convert)
+
+
+def _add_config_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--path-mode", choices=("auto", "enumerate", "sample", "off"), default=None)
+    parser.add_argument("--seed", type=int, default=None, help="seed of path sampling (default 0)")
+    parser.add_argument("--max-paths", type=int, default=None, help="K, the path cap (default 10000)")
+
+
+def _config(args: argparse.Namespace) -> Any:
+    from cotaudit.type6.r1 import make_config
+
+    options = {
+        name: getattr(args, name)
+        for name in ("path_mode", "seed", "max_paths")
+        if getattr(args, name, None) is not None
+    }
+    return make_config(None, options)
+
+
+def _read(path: str) -> str:
+    try:
+        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(path, exc.strerror or str(exc)) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            path, f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+        ) from None
+
+
+def _emit(text: str, output: str | None) -> None:
+    if output in (None, "-"):
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    try:
+        Path(output).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
+
+
+def _load(path: str, config: Any) -> Any:
+    from cotaudit.type6 import parse_any, verify
+
+    trace_id = None if path == "-" else Path(path).stem
+    return verify(parse_any(_read(path), trace_id, config.limits), config)
+
+
+def _cmd_render(args: argparse.Namespace) -> int:
+    from cotaudit.type6 import to_dot, to_html, to_svg
+
+    fmt = args.format
+    if fmt is None:
+        suffix = Path(args.output).suffix.lower().lstrip(".") if args.output not in (None, "-") else "svg"
+        fmt = suffix if suffix in _RENDER_FORMATS else None
+        if fmt is None:
+            raise UsageError(
+                f"cannot tell the format from {args.output!r}: use .svg, .html, .dot or --format"
+            )
+    if args.columns < 2:
+        raise UsageError("--columns must be at least 2")
+    result = _load(args.path, _config(args))
+    if fmt == "dot":
+        text = to_dot(result)
+    elif fmt == "html":
+        text = to_html(result)
+    elif args.graphviz and shutil.which("dot"):
+        text = _graphviz_svg(to_dot(result)) or to_svg(result, columns=args.columns)
+    else:
+        text = to_svg(result, columns=args.columns)
+    _emit(text, args.output)
+    if result.status == "invalid":
+        sys.stderr.write("cotaudit: the trace is invalid; the picture lists its diagnostics\n")
+    return 0
+
+
+def _graphviz_svg(dot: str) -> str | None:
+    """SVG from a ``dot`` binary, or None when it fails (the pure-Python layout is the fallback)."""
+    try:
+        proc = subprocess.run(
+            ["dot", "-Tsvg"], input=dot.encode("utf-8"), capture_output=True, timeout=60, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return proc.stdout.decode("utf-8", "replace") if proc.returncode == 0 else None
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    result = _load(args.path, _config(args))
+    _emit(result.model_dump_json(indent=args.indent) + "\n", args.output)
+    return 0
+
+
+def _cmd_convert(args: argparse.Namespace) -> int:
+    from cotaudit.type6 import parse_any
+
+    trace = parse_any(_read(args.path), None if args.path == "-" else Path(args.path).stem)
+    if trace.diagnostics:
+        first = trace.diagnostics[0]
+        where = f"line {first.line}: " if first.line is not None else ""
+        raise InputError(args.path, f"{where}{first.code} {first.message}")
+    _emit(trace.to_t6() if args.to == "t6" else trace.to_json() + "\n", args.output)
+    return 0
