@@ -104,7 +104,7 @@ def test_exit_codes_0_and_1(
         (["audit", "nope"], "cotaudit: nope: no such file or directory"),
         ([], "cotaudit: missing command: check, audit or te (see 'cotaudit --help')"),
         (["frobnicate"], None),
-        (["te"], "cotaudit: 'cotaudit te' needs a tool: convert, corrupt, extract, np"),
+        (["te"], "cotaudit: 'cotaudit te' needs a tool: convert, corrupt, emit, extract, np"),
     ],
 )
 def test_exit_code_2(

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from cotaudit.cli_llm import add_llm_options, llm_client, optional_llm_client
 from cotaudit.errors import InputError, UsageError
 
 
@@ -42,12 +43,14 @@ def add_eval_command(sub: Any) -> None:
     te.add_argument("--log", help="resumable JSONL run log of every outcome")
     te.add_argument("--json", dest="json_out", help="write the figures as JSON")
     te.add_argument("-o", "--output", help="write the Markdown report here (default: stdout)")
+    add_llm_options(te)
     te.set_defaults(handler=_cmd_eval_te)
+    _add_te_emit(engines)
     ev.set_defaults(handler=_need_engine)
 
 
 def _need_engine(args: argparse.Namespace) -> int:
-    raise UsageError("'cotaudit eval' needs an engine: te")
+    raise UsageError("'cotaudit eval' needs an engine: te, te-emit")
 
 
 def _cmd_eval_te(args: argparse.Namespace) -> int:
@@ -62,6 +65,9 @@ def _cmd_eval_te(args: argparse.Namespace) -> int:
         raise InputError(corpus, "no such corpus (paper266, large, or a JSONL file)")
     gsm8k = gsm8k_path(args.gsm8k) if corpus in ("paper266", "large") else Path(".")
     items = te_eval.load_corpus(corpus, gsm8k, args.seed)
+    llm, llm_reason = None, None
+    if {"M3", "M4"} & set(names):
+        llm, llm_reason = optional_llm_client(args)
     try:
         report = te_eval.evaluate(
             items,
@@ -72,11 +78,15 @@ def _cmd_eval_te(args: argparse.Namespace) -> int:
             iterations=args.iterations,
             seed=args.seed,
             log=args.log,
+            llm=llm,
+            llm_reason=llm_reason,
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    if llm is not None and args.log:
+        _append_call_log(args.log, llm)
     title = f"te evaluation — corpus {Path(corpus).name if corpus not in ('paper266', 'large') else corpus}"
-    text = render(report, title=title)
+    text = render(report, title=title) + _llm_section(report)
     _write(text, args.output)
     if args.json_out:
         _write(json.dumps(report, indent=2, sort_keys=True, default=_jsonable) + "\n", args.json_out)
@@ -98,3 +108,60 @@ def _write(text: str, output: str | None) -> None:
         Path(output).write_text(text, encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
+
+
+def _llm_section(report: dict[str, Any]) -> str:
+    from cotaudit.eval.baselines import llm_markdown
+
+    section = llm_markdown(report)
+    return "\n" + section if section else ""
+
+
+def _append_call_log(path: str, client: Any) -> None:
+    """The LLM call log joins the run log: one ``llm_call`` record per request (no message text)."""
+    try:
+        with Path(path).open("a", encoding="utf-8") as fh:
+            for record in client.log.records():
+                fh.write(json.dumps({"kind": "llm_call", **record.to_dict()}, sort_keys=True) + "\n")
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _add_te_emit(engines: Any) -> None:
+    emit = engines.add_parser(
+        "te-emit", help="a model writes TE for GSM8K / MATH500 problems: structural compliance and accuracy"
+    )
+    emit.add_argument("--datasets", default="gsm8k,math500", help="comma-separated: gsm8k, math500")
+    emit.add_argument("--limit", type=int, default=50, help="problems per dataset (default 50)")
+    emit.add_argument("--offset", type=int, default=0, help="skip the first N problems of each dataset")
+    emit.add_argument(
+        "--data", help="directory holding gsm8k/ and math500/ (default: $COTAUDIT_DATA or ../shared/data)"
+    )
+    emit.add_argument("--json", dest="json_out", help="write the figures and every item as JSON")
+    emit.add_argument("-o", "--output", help="write the Markdown report here (default: stdout)")
+    add_llm_options(emit)
+    emit.set_defaults(handler=_cmd_eval_te_emit)
+
+
+def _cmd_eval_te_emit(args: argparse.Namespace) -> int:
+    from cotaudit.eval import te_emit
+
+    datasets = [d.strip() for d in args.datasets.split(",") if d.strip()]
+    unknown = [d for d in datasets if d not in te_emit.DATASETS]
+    if unknown or not datasets:
+        raise UsageError(f"unknown dataset(s): {', '.join(unknown) or '(none)'} (known: gsm8k, math500)")
+    if args.limit < 1 or args.offset < 0:
+        raise UsageError("--limit must be >= 1 and --offset >= 0")
+    root = Path(args.data) if args.data else default_data_dir()
+    problems = []
+    for name in datasets:
+        path = root / name / "test.jsonl"
+        if not path.is_file():
+            raise InputError(str(path), f"{name} test split not found (pass --data DIR or set COTAUDIT_DATA)")
+        problems += te_emit.load_problems(name, path, limit=args.limit, offset=args.offset)
+    client = llm_client(args)  # no model: a one-line "not configured" error, never made-up figures
+    report = te_emit.evaluate(client, problems)
+    _write(te_emit.render(report), args.output)
+    if args.json_out:
+        _write(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False) + "\n", args.json_out)
+    return 0

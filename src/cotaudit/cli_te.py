@@ -3,7 +3,10 @@
 - ``te convert GSM8K.jsonl -o OUT``: GSM8K gold solutions → TE traces (TE-50), as a JSONL of
   items ``cotaudit check`` reads back, or a directory of ``.te`` files;
 - ``te np TRACE.te``: the Natural Program rendering (TE-49);
-- ``te extract RAW.txt``: cut the trace out of a raw completion (TE-5).
+- ``te extract RAW.txt``: cut the trace out of a raw completion (TE-5);
+- ``te emit PROBLEM.txt``: ask a language model for a trace (the 5-shot prompt, then TE-5 and
+  the structural check; ``--llm-*`` options, see docs/llm.md). Exit 0 when the trace is
+  structurally compliant, 1 when not (the reason goes to stderr).
 
 Engine modules are imported inside the handlers so ``cotaudit --help`` stays fast.
 """
@@ -16,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from cotaudit.cli_llm import add_llm_options, llm_client
 from cotaudit.errors import InputError, UsageError
 
 
@@ -54,6 +58,15 @@ def add_te_commands(subparsers: Any) -> None:
     extract.add_argument("path", metavar="RAW.txt")
     extract.add_argument("-o", "--output", metavar="OUT")
     extract.set_defaults(handler=_cmd_extract)
+
+    emit = subparsers.add_parser("emit", help="ask a language model for a TE trace of a problem (5-shot)")
+    emit.add_argument("path", metavar="PROBLEM.txt", help="the problem statement, or - (stdin)")
+    emit.add_argument("-o", "--output", metavar="OUT", help="write the trace here (default: stdout)")
+    emit.add_argument(
+        "--raw", action="store_true", help="write the whole completion, not the extracted trace"
+    )
+    add_llm_options(emit)
+    emit.set_defaults(handler=_cmd_emit)
 
 
 def _read(path: str) -> str:
@@ -153,3 +166,18 @@ def _cmd_extract(args: argparse.Namespace) -> int:
     _emit(extracted.trace, args.output)
     sys.stderr.write(f"cotaudit: trace starts at line {extracted.line_offset + 1}\n")
     return 0
+
+
+def _cmd_emit(args: argparse.Namespace) -> int:
+    problem = _read(args.path)
+    if not problem.strip():
+        raise UsageError(f"{args.path}: the problem is empty")
+    client = llm_client(args)
+    from cotaudit.frontends.te_emit import emit
+
+    emission = emit(client, problem, tag=Path(args.path).name)
+    _emit(emission.completion if args.raw else emission.trace, args.output)
+    verdict = f", full linter: {emission.verdict}" if emission.verdict else ""
+    status = emission.status if emission.reason is None else f"{emission.status} ({emission.reason})"
+    sys.stderr.write(f"cotaudit: {status}{verdict}\n")
+    return 0 if emission.status == "compliant" else 1

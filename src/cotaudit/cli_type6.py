@@ -3,7 +3,9 @@
 - ``type6 render TRACE.t6 -o OUT.svg|OUT.html|OUT.dot``: the reasoning graph, laid out in pure
   Python (``--graphviz`` pipes the DOT text through a ``dot`` binary when one is installed);
 - ``type6 verify TRACE.t6``: the full type6 result document (summary and the three reports);
-- ``type6 convert TRACE --to t6|json``: between the ``.t6`` line format and its JSON form.
+- ``type6 convert TRACE --to t6|json``: between the ``.t6`` line format and its JSON form;
+- ``type6 annotate RAW.txt -o OUT.t6``: a language model annotates a raw chain of thought (the
+  paper's stages 1-3, checked by the parser; ``--llm-*`` options, see docs/llm.md).
 
 The engine is imported inside the handlers so ``cotaudit --help`` stays fast.
 """
@@ -17,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from cotaudit.cli_llm import add_type6_annotate
 from cotaudit.errors import InputError, UsageError
 
 _RENDER_FORMATS = ("svg", "html", "dot")
@@ -51,6 +54,8 @@ def add_commands(subparsers: Any) -> None:
     convert.add_argument("--to", choices=("t6", "json"), required=True)
     convert.add_argument("-o", "--output", metavar="OUT")
     convert.set_defaults(handler=_cmd_convert)
+
+    add_type6_annotate(subparsers)
 
 
 def _add_config_arguments(parser: argparse.ArgumentParser) -> None:

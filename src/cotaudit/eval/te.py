@@ -2,8 +2,8 @@
 
 Methods: **M1** the structural rules only, **M2** the full linter, and per-rule ablations of
 M2 (TE-45 fallbacks apply). **M3** (LLM self-verification on the Natural Program rendering)
-and **M4** (an LLM judge on the raw trace) need a language model: without the LLM layer they
-report *not configured* — they are never replaced by made-up numbers.
+and **M4** (an LLM judge on the raw trace) need a language model (:mod:`cotaudit.llm`, passed
+as ``llm``): without one they report *not configured* — never made-up numbers.
 """
 
 from __future__ import annotations
@@ -17,13 +17,17 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cotaudit import te
 from cotaudit.eval import metrics
+from cotaudit.eval.baselines import LLMMethod, llm_summary
 from cotaudit.eval.model import EvalItem, Method, Outcome, Results
 from cotaudit.eval.runner import run_methods
 from cotaudit.te.corpus import PAPER_SEED, CorpusItem, build_corpus, read_jsonl
+
+if TYPE_CHECKING:
+    from cotaudit.llm.client import LLMClient
 
 _WARM_UP = "GIVEN:\n  n := param(integer)\nGOAL: y\nEQ[e1]: y = n + 1\nANS: y\n"
 ABLATED_RULES = ("TE_E004", "TE_E005", "TE_E006", "TE_E007", "TE_E009", "TE_E011")
@@ -86,30 +90,13 @@ class LintMethod:
         return Outcome(self.name, item.id, run, result.verdict == "FLAG", errors, seconds)
 
 
-class LLMMethod:
-    """M3 / M4: a language model verifies the trace. Needs the LLM layer and a model."""
-
-    deterministic = False
-
-    def __init__(self, name: str, description: str) -> None:
-        self.name = name
-        self.description = description
-
-    def unavailable(self) -> str | None:
-        return (
-            "not configured: needs the LLM layer (cotaudit.llm) and a model, which this version does not have"
-        )
-
-    def run(self, item: EvalItem, run: int) -> Outcome:  # pragma: no cover - unavailable() guards it
-        raise RuntimeError(self.unavailable())
-
-
-def methods() -> dict[str, Method]:
+def methods(llm: LLMClient | None = None, llm_reason: str | None = None) -> dict[str, Method]:
+    """Every method by name; M3 and M4 use ``llm`` (``llm_reason`` says why there is none)."""
     table: dict[str, Method] = {
         "M1": LintMethod("M1", "structural rules only (E001 E002 E003 E008 E010 E012 E013)", te.M1),
         "M2": LintMethod("M2", "the full linter", te.M2),
-        "M3": LLMMethod("M3", "LLM self-verification on the Natural Program rendering"),
-        "M4": LLMMethod("M4", "LLM judge on the raw trace"),
+        "M3": LLMMethod("M3", "LLM self-verification on the Natural Program rendering", llm, llm_reason),
+        "M4": LLMMethod("M4", "LLM judge on the raw trace", llm, llm_reason),
     }
     for rule in ABLATED_RULES:
         name = f"M2-{rule}"
@@ -184,9 +171,14 @@ def evaluate(
     iterations: int = 10_000,
     seed: int = PAPER_SEED,
     log: str | Path | None = None,
+    llm: LLMClient | None = None,
+    llm_reason: str | None = None,
 ) -> dict[str, Any]:
-    """Run the methods and compute every TE-56 figure; returns the JSON report."""
-    table = methods()
+    """Run the methods and compute every TE-56 figure; returns the JSON report.
+
+    M3 and M4 use ``llm``; without it they are reported as not configured (``llm_reason``).
+    """
+    table = methods(llm, llm_reason)
     unknown = [m for m in method_names if m not in table]
     if unknown:
         raise ValueError(f"unknown method(s): {', '.join(unknown)} (known: M1, M2, M3, M4)")
@@ -219,6 +211,9 @@ def evaluate(
         entry.update(metrics.method_metrics(results, m.name, items).to_dict())
         report["methods"][m.name] = entry
     live = [m.name for m in chosen if m.unavailable() is None]
+    summary = llm_summary(results, chosen)
+    if summary:
+        report["llm"] = summary
     family = [("M2", "M3"), ("M2", "M4"), ("M1", "M3"), ("M1", "M4"), ("M2", "M1")]
     pairs = [(a, b) for a, b in family if a in live and b in live]
     comparisons = [metrics.compare(results, a, b, items, iterations=iterations, seed=seed) for a, b in pairs]

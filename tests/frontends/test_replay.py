@@ -1,0 +1,138 @@
+"""Every front end, offline, on recordings of a real model (tests/fixtures/llm/, made by
+scripts/record-llm-fixtures with SmolLM2-135M-Instruct on llama-cpp-python's server).
+
+A replay that needs a request nobody recorded fails with ReplayMiss, so these tests also prove
+the front ends send exactly the requests that were recorded. What the front ends made of the
+answers must equal what they made of them at record time (``<set>.expected.json``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cotaudit.cli import main
+from llm.fixture_sets import FIXTURES, MODEL, SETS, expected_path, replay_client, subset_path, without_calls
+
+RECORDED = [name for name in SETS if expected_path(name).is_file()]
+
+
+def _normalised(summary: dict[str, object]) -> object:
+    return json.loads(json.dumps(without_calls(summary), sort_keys=True, ensure_ascii=False, default=str))
+
+
+@pytest.mark.parametrize("name", list(SETS))
+def test_replay_reproduces_the_recording(name: str) -> None:
+    if name == "type6":
+        pytest.importorskip("cotaudit.type6")
+    assert name in RECORDED, f"no recording for {name}: run scripts/record-llm-fixtures"
+    client = replay_client(name)
+    summary = SETS[name](client, False)
+    assert _normalised(summary) == json.loads(expected_path(name).read_text(encoding="utf-8"))
+    calls = client.log.summary()
+    assert calls["calls"] > 0 and calls["backend_calls"] == 0 and calls["cache_hits"] == calls["calls"]
+
+
+def test_recordings_hold_no_secret_and_name_the_model() -> None:
+    for path in FIXTURES.glob("*/*.json"):
+        entry = json.loads(path.read_text(encoding="utf-8"))
+        assert entry["request"]["model"] == MODEL
+        assert "api_key" not in path.read_text(encoding="utf-8").lower()
+        assert entry["key"] == path.stem
+
+
+def test_eval_te_runs_end_to_end_in_replay_mode(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out_json, log = tmp_path / "report.json", tmp_path / "run.jsonl"
+    code = main(
+        [
+            "eval", "te", "--corpus", str(subset_path()), "--methods", "M1,M2,M3,M4",
+            "--no-ablation", "--no-determinism", "--iterations", "1000",
+            "--llm-mode", "replay", "--llm-cache", str(FIXTURES / "eval_te"), "--llm-model", MODEL,
+            "--json", str(out_json), "--log", str(log),
+        ]
+    )  # fmt: skip
+    text = capsys.readouterr().out
+    assert code == 0
+    report = json.loads(out_json.read_text())
+    for name in ("M3", "M4"):
+        assert report["methods"][name]["available"] is True
+        assert f"| {name} | " in text and "not configured" not in text
+    assert "## LLM baselines (M3, M4)" in text and MODEL in text
+    kinds = [json.loads(line).get("kind") for line in log.read_text().splitlines()]
+    assert "llm_call" in kinds and "outcome" in kinds
+    assert {c["pair"] for c in report["comparisons"]} >= {"M2-M3", "M2-M4"}
+
+
+def test_te_emit_command_replays(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    first = json.loads((FIXTURES / "te_emit.problems.jsonl").read_text().splitlines()[0])
+    problem = tmp_path / "problem.txt"
+    problem.write_text(first["question"])
+    code = main(
+        [
+            "te",
+            "emit",
+            str(problem),
+            "--llm-mode",
+            "replay",
+            "--llm-cache",
+            str(FIXTURES / "te_emit"),
+            "--llm-model",
+            MODEL,
+        ]
+    )
+    captured = capsys.readouterr()
+    expected = json.loads(expected_path("te_emit").read_text())["items"][0]
+    assert code == (0 if expected["status"] == "compliant" else 1)
+    assert captured.err.startswith(f"cotaudit: {expected['status']}")
+
+
+def test_type6_annotate_command_replays(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import argparse
+
+    from cotaudit.cli_llm import add_type6_annotate
+
+    pytest.importorskip("cotaudit.type6")
+    parser = argparse.ArgumentParser()
+    add_type6_annotate(parser.add_subparsers())
+    raw = sorted((FIXTURES / "type6_raw").glob("*.txt"))[0]
+    out = tmp_path / "out.t6"
+    args = parser.parse_args(
+        [
+            "annotate",
+            str(raw),
+            "-o",
+            str(out),
+            "--llm-mode",
+            "replay",
+            "--llm-cache",
+            str(FIXTURES / "type6"),
+            "--llm-model",
+            MODEL,
+        ]
+    )
+    code = args.handler(args)
+    expected = json.loads(expected_path("type6").read_text())["items"][0]["annotation"]
+    assert code == (0 if expected["status"] == "ok" else 1)
+    assert out.read_text() == expected["t6"]
+    assert capsys.readouterr().err.startswith(f"cotaudit: {expected['status']}")
+
+
+def test_eval_te_emit_command_replays(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from cotaudit.cli_eval import default_data_dir
+
+    if not (default_data_dir() / "gsm8k" / "test.jsonl").is_file():
+        pytest.skip("../shared/data is not beside the repository")
+    out_json = tmp_path / "emit.json"
+    code = main(
+        [
+            "eval", "te-emit", "--datasets", "gsm8k", "--limit", "6", "--json", str(out_json),
+            "--llm-mode", "replay", "--llm-cache", str(FIXTURES / "te_emit"), "--llm-model", MODEL,
+        ]
+    )  # fmt: skip
+    assert code == 0
+    report = json.loads(out_json.read_text())
+    expected = json.loads(expected_path("te_emit").read_text())
+    assert report["datasets"]["gsm8k"] == expected["datasets"]["gsm8k"]
+    assert "| gsm8k | 6 |" in capsys.readouterr().out

@@ -1,0 +1,151 @@
+"""The recorded fixture sets: what ``scripts/record-llm-fixtures`` records and the replay tests replay.
+
+Each set has a directory of cache entries (``tests/fixtures/llm/<set>/``, one JSON file per
+request, recorded from a real model) and ``<set>.expected.json``: what the front end made of
+those answers when they were recorded. Inputs that come from ../shared/data are copied next to
+the recordings at record time, so replay needs nothing outside the repository.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from cotaudit.llm.client import LLMClient
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "llm"
+MODEL = "smollm2-135m-instruct-q4_1"
+JSON_MODE = "json_object"
+SUBSET_SIZE = 20  # te corpus items replayed by `eval te --methods M1,M2,M3,M4`
+EMIT_PROBLEMS = {"gsm8k": 6, "math500": 2}
+
+
+def replay_client(name: str) -> LLMClient:
+    """A client that answers only from the recordings of set ``name`` (never a network call)."""
+    return LLMClient(None, model=MODEL, json_mode=JSON_MODE, mode="replay", cache_dir=FIXTURES / name)
+
+
+def _data_dir() -> Path:
+    from cotaudit.cli_eval import default_data_dir
+
+    return default_data_dir()
+
+
+# --------------------------------------------------------------------------- te emission
+
+
+def emit_problems(record: bool) -> list[Any]:
+    from cotaudit.eval.te_emit import Problem, load_problems
+
+    path = FIXTURES / "te_emit.problems.jsonl"
+    if record:
+        problems = []
+        for name, n in EMIT_PROBLEMS.items():
+            problems += load_problems(name, _data_dir() / name / "test.jsonl", limit=n)
+        path.write_text(
+            "".join(json.dumps(p.__dict__ if hasattr(p, "__dict__") else _row(p)) + "\n" for p in problems)
+        )
+    return [Problem(**json.loads(line)) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _row(p: Any) -> dict[str, str]:
+    return {"id": p.id, "dataset": p.dataset, "question": p.question, "gold": p.gold}
+
+
+def run_te_emit(client: LLMClient, record: bool) -> dict[str, Any]:
+    from cotaudit.eval.te_emit import evaluate
+
+    report = evaluate(client, emit_problems(record))
+    keep = ("id", "status", "reason", "verdict", "answer", "value", "correct", "structural_errors")
+    return {
+        "datasets": report["datasets"],
+        "items": [{k: item[k] for k in keep} for item in report["items"]],
+        "calls": report["calls"],
+    }
+
+
+# --------------------------------------------------------------------------- te M3 / M4
+
+
+def subset_path() -> Path:
+    return FIXTURES / "te_subset.jsonl"
+
+
+def write_subset() -> None:
+    """A stratified 20-item subset of the paper-scale te corpus: both strata, every part."""
+    from cotaudit.te.corpus import PAPER_SEED, build_corpus, write_jsonl
+
+    items = build_corpus(_data_dir() / "gsm8k" / "test.jsonl", PAPER_SEED, "paper")
+    picked = []
+    for part, n in (("seed", 5), ("perturbation", 7), ("clean", 5), ("hard_clean", 3)):
+        pool = [i for i in items if i.part == part]
+        step = max(1, len(pool) // n)
+        picked += pool[::step][:n]
+    write_jsonl(picked[:SUBSET_SIZE], subset_path())
+
+
+def run_eval_te(client: LLMClient, record: bool) -> dict[str, Any]:
+    from cotaudit.eval import te as te_eval
+
+    if record:
+        write_subset()
+    items = te_eval.load_corpus(str(subset_path()), ".")
+    report = te_eval.evaluate(
+        items, ["M1", "M2", "M3", "M4"], runs=3, ablate=False, determinism=False, iterations=1000, llm=client
+    )
+    keep = ("tpr", "fpr", "loc3", "kappa_mean", "flips", "counts")
+    methods = {name: {k: m.get(k) for k in keep} for name, m in report["methods"].items()}
+    llm = {name: {k: v for k, v in m.items() if k != "abstentions"} for name, m in report["llm"].items()}
+    return {"methods": methods, "llm": {k: llm[k] for k in ("M3", "M4")}, "calls": report["llm"]["calls"]}
+
+
+# --------------------------------------------------------------------------- type6
+
+
+def run_type6(client: LLMClient, record: bool) -> dict[str, Any]:
+    from cotaudit.frontends.type6_compare import RawTrace, compare
+
+    traces = [RawTrace(p.stem, p.read_text()) for p in sorted((FIXTURES / "type6_raw").glob("*.txt"))]
+    report = compare(client, traces)
+    return {k: report[k] for k in ("traces", "annotation", "methods", "agreement", "items", "calls")}
+
+
+SETS: dict[str, Callable[[LLMClient, bool], dict[str, Any]]] = {
+    "te_emit": run_te_emit,
+    "eval_te": run_eval_te,
+    "type6": run_type6,
+}
+
+
+def expected_path(name: str) -> Path:
+    return FIXTURES / f"{name}.expected.json"
+
+
+def without_calls(summary: dict[str, Any]) -> dict[str, Any]:
+    """The summary minus the call log (cache hits and latencies differ between record and replay)."""
+    return {k: v for k, v in summary.items() if k != "calls"}
+
+
+def record_set(
+    name: str, *, base_url: str, model: str, json_mode: str, cache_dir: Path, timeout_s: float
+) -> dict[str, Any]:
+    """Record set ``name`` against a live server and write its expected summary."""
+    from cotaudit.llm.config import LLMSettings, build_client
+
+    settings = LLMSettings().merged(
+        base_url=base_url,
+        model=model,
+        mode="record",
+        cache=str(cache_dir),
+        json_mode=json_mode,
+        timeout_s=timeout_s,
+        retries=2,
+        concurrency=1,
+    )
+    client = build_client(settings)
+    summary = SETS[name](client, True)
+    body = json.dumps(without_calls(summary), indent=1, sort_keys=True, ensure_ascii=False, default=str)
+    expected_path(name).write_text(body + "\n", encoding="utf-8")
+    return summary

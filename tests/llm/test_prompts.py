@@ -1,0 +1,60 @@
+"""Every versioned prompt file parses and renders with exactly its fields."""
+
+from __future__ import annotations
+
+import pytest
+
+from cotaudit.llm.prompts import PromptError, available, load_prompt
+
+EXPECTED = {
+    "reask": {"error"},
+    "te_emit": {"problem"},
+    "np_verify": {"numbered"},
+    "te_judge": {"numbered"},
+    "type6_split": {"numbered"},
+    "type6_same": {"pairs"},
+    "type6_annotate": {"statements"},
+    "type6_label": {"context", "statement"},
+    "type6_verify": {"problems", "annotation"},
+    "type6_judge": {"trace"},
+}
+
+
+def test_every_prompt_is_known_with_its_fields() -> None:
+    assert set(available()) == set(EXPECTED)
+    for name, fields in EXPECTED.items():
+        prompt = load_prompt(name)
+        assert prompt.fields() == fields
+        assert prompt.id == f"{name}@v{prompt.version}"
+        messages = prompt.render(**{f: f"<{f}>" for f in fields})
+        assert messages and all(m.content for m in messages)
+        assert all(f"<{f}>" in "".join(m.content for m in messages) for f in fields)
+
+
+def test_te_emit_is_five_shot() -> None:
+    messages = load_prompt("te_emit").render(problem="p")
+    roles = [m.role for m in messages]
+    assert roles == ["system"] + ["user", "assistant"] * 5 + ["user"]
+
+
+def test_the_five_shots_are_clean_te() -> None:
+    from cotaudit import te
+
+    shots = [m.content for m in load_prompt("te_emit").render(problem="p") if m.role == "assistant"]
+    assert [te.lint(s).verdict for s in shots] == ["CLEAN"] * 5
+
+
+def test_missing_unknown_and_bad_versions_are_errors() -> None:
+    with pytest.raises(PromptError):
+        load_prompt("te_emit").render()
+    with pytest.raises(PromptError):
+        load_prompt("te_emit").render(problem="p", extra="x")
+    with pytest.raises(PromptError):
+        load_prompt("no_such_prompt")
+    with pytest.raises(PromptError):
+        load_prompt("te_emit", 99)
+
+
+def test_values_are_inserted_verbatim() -> None:
+    messages = load_prompt("reask").render(error="cost is $5 {{x}}")
+    assert "cost is $5 {{x}}" in messages[0].content
