@@ -122,7 +122,9 @@ def timed(fn: Callable[[], object], rounds: int, warmup: int) -> Timing:
     return Timing(wall, cpu)
 
 
-def interleaved(small: Callable[[], object], large: Callable[[], object], rounds: int) -> tuple[Timing, Timing]:
+def interleaved(
+    small: Callable[[], object], large: Callable[[], object], rounds: int
+) -> tuple[Timing, Timing]:
     """``rounds`` times: three timed runs of ``small``, then one of ``large`` (after one warm-up each)."""
     small(), large()
     a, b = Timing([], []), Timing([], [])
