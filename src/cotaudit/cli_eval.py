@@ -46,11 +46,12 @@ def add_eval_command(sub: Any) -> None:
     add_llm_options(te)
     te.set_defaults(handler=_cmd_eval_te)
     _add_te_emit(engines)
+    _add_type6(engines)
     ev.set_defaults(handler=_need_engine)
 
 
 def _need_engine(args: argparse.Namespace) -> int:
-    raise UsageError("'cotaudit eval' needs an engine: te, te-emit")
+    raise UsageError("'cotaudit eval' needs an engine: te, te-emit, type6")
 
 
 def _cmd_eval_te(args: argparse.Namespace) -> int:
@@ -162,6 +163,38 @@ def _cmd_eval_te_emit(args: argparse.Namespace) -> int:
     client = llm_client(args)  # no model: a one-line "not configured" error, never made-up figures
     report = te_emit.evaluate(client, problems)
     _write(te_emit.render(report), args.output)
+    if args.json_out:
+        _write(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False) + "\n", args.json_out)
+    return 0
+
+
+def _add_type6(engines: Any) -> None:
+    t6 = engines.add_parser(
+        "type6",
+        help="the type6 baseline comparison on raw chains of thought: Type-6, LLM judge, Trivial",
+    )
+    t6.add_argument(
+        "traces",
+        metavar="PATH",
+        help='a directory of raw *.txt traces, or JSONL of {"id", "text", "question"}',
+    )
+    t6.add_argument("--json", dest="json_out", help="write the figures and every item as JSON")
+    t6.add_argument("-o", "--output", help="write the Markdown report here (default: stdout)")
+    add_llm_options(t6)
+    t6.set_defaults(handler=_cmd_eval_type6)
+
+
+def _cmd_eval_type6(args: argparse.Namespace) -> int:
+    from cotaudit.frontends.type6_compare import TraceInputError, compare, load_traces
+    from cotaudit.frontends.type6_compare import render as render_type6
+
+    try:
+        traces = load_traces(Path(args.traces))
+    except TraceInputError as exc:
+        raise UsageError(str(exc)) from None
+    client, reason = optional_llm_client(args)  # no model: Trivial only, the rest "not run"
+    report = compare(client, traces, not_configured=reason)
+    _write(render_type6(report), args.output)
     if args.json_out:
         _write(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False) + "\n", args.json_out)
     return 0

@@ -136,3 +136,45 @@ def test_eval_te_emit_command_replays(tmp_path: Path, capsys: pytest.CaptureFixt
     expected = json.loads(expected_path("te_emit").read_text())
     assert report["datasets"]["gsm8k"] == expected["datasets"]["gsm8k"]
     assert "| gsm8k | 6 |" in capsys.readouterr().out
+
+
+def test_eval_type6_comparison_replays_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("cotaudit.type6")
+    out = tmp_path / "type6.json"
+    code = main(
+        [
+            "eval", "type6", str(FIXTURES / "type6_raw"), "--json", str(out),
+            "--llm-mode", "replay", "--llm-cache", str(FIXTURES / "type6"), "--llm-model", MODEL,
+        ]
+    )  # fmt: skip
+    text = capsys.readouterr().out
+    assert code == 0
+    report = json.loads(out.read_text())
+    expected = json.loads(expected_path("type6").read_text())
+    for key in ("traces", "annotation", "methods", "agreement", "items"):
+        assert report[key] == expected[key], key
+    assert report["calls"]["backend_calls"] == 0
+    assert "| type6-llm_judge |" in text and MODEL in text
+
+
+def test_eval_type6_without_a_model_runs_trivial_only_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("COTAUDIT_LLM_MODEL", "COTAUDIT_LLM_BASE_URL", "COTAUDIT_LLM_MODE", "COTAUDIT_LLM_CACHE"):
+        monkeypatch.delenv(name, raising=False)
+    out = tmp_path / "type6.json"
+    assert main(["eval", "type6", str(FIXTURES / "type6_raw"), "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    report = json.loads(out.read_text())
+    assert "Not configured" in text and "| type6 | not run |" in text
+    assert report["methods"]["type6"] == report["methods"]["llm_judge"]
+    assert "no model configured" in report["methods"]["type6"]["not_run"]
+    assert report["methods"]["trivial"]["decided"] == 5 and report["agreement"] == []
+
+
+def test_eval_type6_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "a", "text": "fine"}\n{"id": "b"}\n')
+    assert main(["eval", "type6", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}:2" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
