@@ -1,0 +1,110 @@
+"""``.cert.json``: a certificate bundled with the kernel it is checked against.
+
+``{"format": "cotaudit.certify.bundle/1", "certificate": {…}, "kernel": {kernel export},
+"overlay": [{"unit_id": -1, "fact": "…"}], "delta": 6}`` — ``kernel`` is what
+``cotaudit certify export`` writes (program text + manifest, C-73); ``overlay`` lists the
+query-scoped facts a certificate's ``query`` leaves point at; ``delta`` (optional) overrides the
+certificate's budget. ``check`` rechecks it: ``pass`` when every check holds, ``fail`` with one
+finding per failed check, ``invalid`` when the file is not such a bundle.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from cotaudit.certify.codemap import reason_code
+from cotaudit.certify.errors import KbError, ProgramError
+from cotaudit.certify.grammar import parse_literal
+from cotaudit.certify.kbcheck import ENGINE, ENGINE_VERSION, invalid
+from cotaudit.certify.kernelview import KernelView
+from cotaudit.certify.recheck import RecheckReport, recheck
+from cotaudit.certify.syntax import Fact, Unit
+from cotaudit.report import Finding, InputRef, Location, Report
+
+BUNDLE_FORMAT = "cotaudit.certify.bundle/1"
+
+
+def make_bundle(
+    cert: Mapping[str, Any], kernel: KernelView, overlay: Mapping[int, Unit] | None = None
+) -> dict[str, Any]:
+    return {
+        "format": BUNDLE_FORMAT,
+        "certificate": dict(cert),
+        "kernel": kernel.export_bundle(),
+        "overlay": [{"unit_id": uid, "fact": u.head.text()} for uid, u in sorted((overlay or {}).items())],
+    }
+
+
+def load_bundle(text: str) -> tuple[dict[str, Any], KernelView, dict[int, Unit], int | None]:
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise KbError(f"not JSON: {exc}") from None
+    if not isinstance(data, dict) or data.get("format") != BUNDLE_FORMAT:
+        raise KbError(f"'format' must be {BUNDLE_FORMAT!r} (a certificate bundled with its kernel)")
+    cert = data.get("certificate")
+    if not isinstance(cert, dict):
+        raise KbError("'certificate' must be an object")
+    kernel = KernelView.from_bundle(data.get("kernel") or {})
+    overlay: dict[int, Unit] = {}
+    for row in data.get("overlay") or []:
+        try:
+            overlay[int(row["unit_id"])] = Fact(
+                f"q{row['unit_id']}", parse_literal(str(row["fact"]), skolem=True)
+            )
+        except (KeyError, TypeError, ValueError, ProgramError) as exc:
+            raise KbError(f"bad overlay row {row!r}: {exc}") from None
+    delta = data.get("delta")
+    if delta is not None and (not isinstance(delta, int) or isinstance(delta, bool)):
+        raise KbError("'delta' must be an integer")
+    return cert, kernel, overlay, delta
+
+
+def report_of(check: RecheckReport) -> list[Finding]:
+    out = []
+    for f in check.failures:
+        code = reason_code(f.code)
+        where = Location(statement=None if f.node is None else f"node {f.node}")
+        out.append(Finding(code.code, code.severity, where, f.message, {"reason": f.code, "node": f.node}))
+    return out
+
+
+def check_bundle(text: str, *, path: str | None = None, item_id: str | None = None) -> Report:
+    try:
+        cert, kernel, overlay, delta = load_bundle(text)
+    except KbError as exc:
+        code = reason_code("INPUT_MALFORMED")
+        f = Finding(code.code, code.severity, Location(), exc.bare, {"reason": "INPUT_MALFORMED"})
+        return invalid(text, path, item_id, [f], str(exc))
+    result = recheck(cert, kernel, delta=delta, overlay=overlay)
+    findings = report_of(result)
+    if result.ok:
+        code = reason_code("RECHECKED")
+        findings.append(
+            Finding(
+                code.code,
+                code.severity,
+                Location(),
+                f"{result.kind} certificate of {result.conclusion} rechecks",
+                {"reason": "RECHECKED"},
+            )
+        )
+    details = {
+        "verdict": "CERTIFIED" if result.ok else "REJECT",
+        "kind": result.kind,
+        "conclusion": result.conclusion,
+        "depth": result.depth,
+        "kernel_version": kernel.version,
+        "certificate_sha256": cert.get("sha256"),
+        "codes": result.codes(),
+    }
+    return Report(
+        ENGINE,
+        ENGINE_VERSION,
+        InputRef.for_text(text, path, item_id),
+        "pass" if result.ok else "fail",
+        Report.sorted_findings(findings),
+        details,
+    )

@@ -1,0 +1,441 @@
+"""The executor (certify.md §5, C-21 … C-28): semi-naive bottom-up evaluation with provenance.
+
+Round 0 holds the base facts (kernel facts and overlay) at depth 0; round n fires every rule
+instance whose positive premises are present after round n−1 with at least one of depth n−1,
+so a fact first appears in the round equal to its minimum depth. For every derived fact the
+first instance found (rules in program order, Δ positions ascending, facts in derivation
+order) is kept as its witness: a rule index and the premise fact ids — nothing else is stored
+per fact. Constants are interned to integers in first-seen order and joins use hash indexes
+on the bound argument positions, so output never depends on hash randomisation.
+
+NAF programs are evaluated stratum by stratum; the rounds of a stratum are depth buckets into
+which lower-stratum facts enter at their own depth, so witnesses still have minimum height.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from operator import itemgetter
+from typing import Any
+
+from cotaudit.certify import calculators
+from cotaudit.certify.alloc import paused_collector
+from cotaudit.certify.closure import CalcRecord, Closure, FactStore, Source
+from cotaudit.certify.compiled import CRule, Op, Step, Triggers
+from cotaudit.certify.errors import ComputationCap
+from cotaudit.certify.naive import naive_evaluate
+from cotaudit.certify.strata import rule_strata
+from cotaudit.certify.syntax import Const, Fact, Literal, Rule, Unit
+
+__all__ = ["Closure", "EvalLimits", "Source", "evaluate", "naive_evaluate"]
+
+CHECK_EVERY = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class EvalLimits:
+    """C-25: exceeding a limit raises :class:`ComputationCap` (checked every 1,000 join steps)."""
+
+    max_facts: int = 5_000_000
+    timeout_s: float = 60.0
+    max_rounds: int | None = None
+
+
+class _Evaluator:
+    def __init__(self, limits: EvalLimits, max_depth: int | None, record: bool = False) -> None:
+        self.store = FactStore()
+        self.record = record  # keep every rule instance (the kernel scan's instance graph)
+        self.instances: list[tuple[int, tuple[int, ...], int, tuple[int, ...]]] = []
+        self.limits = limits
+        self.max_depth = max_depth
+        self.start = time.monotonic()
+        self.steps = 0
+        self.next_check = CHECK_EVERY
+        self.indexes: dict[tuple[int, tuple[int, ...]], list[Any]] = {}
+        self.calc_pending: dict[tuple[int, tuple[int, ...]], CalcRecord] = {}
+        self.diagnostics: list[str] = []
+
+    def intern(self, c: Const) -> int:
+        return self.store.intern(c)
+
+    def rel(self, lit: Literal) -> int:
+        return self.store.rel(lit.signature)
+
+    # ------------------------------------------------------------------ facts and indexes
+    def index(self, rel: int, kpos: tuple[int, ...]) -> dict[Any, list[int]]:
+        """The hash index of ``rel`` on ``kpos``, brought up to date lazily: an index is only
+        extended when a join asks for it, so indexes used in one round cost nothing later."""
+        entry = self.indexes.get((rel, kpos))
+        if entry is None:
+            entry = self.indexes[(rel, kpos)] = [{}, 0]
+        idx: dict[Any, list[int]] = entry[0]
+        fids = self.store.rel_fids[rel]
+        done: int = entry[1]
+        if done < len(fids):
+            args = self.store.args
+            single = len(kpos) == 1
+            p0 = kpos[0]
+            get = itemgetter(*kpos)
+            for fid in fids[done:]:
+                key = args[fid][p0] if single else get(args[fid])
+                lst = idx.get(key)
+                if lst is None:
+                    idx[key] = [fid]
+                else:
+                    lst.append(fid)
+            entry[1] = len(fids)
+        return idx
+
+    def add(
+        self, rel: int, args: tuple[int, ...], depth: int, rule: int, prem: tuple[int, ...], unit: int
+    ) -> int:
+        return self.store.add(rel, args, depth, rule, prem, unit)
+
+    def insert_round(self, new: dict[int, dict[tuple[int, ...], Any]], n: int) -> int:
+        """Append the facts found in round ``n`` (relations in first-fired order, then found order).
+
+        A found value is the flat tuple ``(rule index, premise fact ids …)``."""
+        store = self.store
+        total = 0
+        for rel, found in new.items():
+            if not found:
+                continue
+            keys = list(found)
+            vals = list(found.values())
+            store.append_block(rel, keys, [v[0] for v in vals], [v[1:] for v in vals], n)
+            total += len(keys)
+        if self.calc_pending:
+            for (rel, hargs), rec in self.calc_pending.items():
+                store.calc[store.rel_dict[rel][hargs]] = rec
+            self.calc_pending.clear()
+        return total
+
+    def check_limits(self) -> None:
+        self.next_check = self.steps + CHECK_EVERY
+        stats = {"facts": len(self.store.args), "join_steps": self.steps}
+        if len(self.store.args) > self.limits.max_facts:
+            raise ComputationCap(f"more than {self.limits.max_facts} facts", stats)
+        if time.monotonic() - self.start > self.limits.timeout_s:
+            raise ComputationCap(f"evaluation exceeded {self.limits.timeout_s} s", stats)
+
+    # ------------------------------------------------------------------ one round of one rule
+    def fire(
+        self,
+        cr: CRule,
+        n: int,
+        new: dict[int, dict[tuple[int, ...], Any]],
+        multi: bool,
+        positions: list[int],
+    ) -> None:
+        """Every instance of ``cr`` with a Δ premise (depth n−1) at one of ``positions``."""
+        new_rel = new.setdefault(cr.head_rel, {})
+        if positions == [-1]:  # a ground rule whose premises are all present
+            store = self.store
+            prem = tuple(store.rel_dict[rel][args] for rel, args in cr.ground_body)
+            head = cr.ground_head
+            if self.record:
+                self.instances.append((cr.head_rel, head, cr.idx, prem))
+            self.steps += 1
+            if head not in store.rel_dict[cr.head_rel] and head not in new_rel:
+                new_rel[head] = (cr.idx, *prem)
+            return
+        for i in positions:
+            plan = cr.plan(i)
+            first = plan[0]
+            if first.kpos:
+                got = self.index(first.rel, first.kpos).get(first.key)
+                if not got:
+                    continue
+                depth_of = self.store.depth
+                delta = [f for f in got if depth_of[f] == n - 1]
+            else:
+                delta = self.store.by_depth(first.rel, n - 1)
+            if not delta:
+                continue
+            if cr.simple:
+                self._fire_fast(cr, i, plan, delta, n, new_rel, multi)
+            else:
+                self._fire_general(cr, i, plan, delta, n, new_rel, multi)
+
+    def _fire_fast(
+        self,
+        cr: CRule,
+        i: int,
+        plan: list[Step],
+        delta: list[int],
+        n: int,
+        new_rel: dict[tuple[int, ...], Any],
+        multi: bool,
+    ) -> None:
+        """One- and two-literal rules without NAF or calc (see :class:`Fast`)."""
+        fp = cr.fast(i)
+        store = self.store
+        args_of = store.args
+        depth_of = store.depth
+        existing = store.rel_dict[cr.head_rel]
+        ridx = cr.idx
+        tail = fp.tail
+        checks_a = fp.checks_a
+        tail_a = fp.tail_a
+        head = fp.head
+        head_n = fp.head_n
+        steps = self.steps
+        if len(plan) == 1:
+            for fid in delta:
+                a = args_of[fid]
+                v = a + tail if tail_a or fp.tail_b else a
+                if checks_a and any(v[x] != v[y] for x, y in checks_a):
+                    continue
+                steps += 1
+                h = head(v) if head_n > 1 else ((v[head],) if head_n == 1 else ())
+                if h in existing or h in new_rel:
+                    continue
+                new_rel[h] = (ridx, fid)
+            self.steps = steps
+            if steps >= self.next_check:
+                self.check_limits()
+            return
+        st = plan[1]
+        idx = self.index(st.rel, st.kpos) if st.kpos else None
+        all_fids = store.rel_fids[st.rel]
+        key = fp.key
+        key_n = fp.key_n
+        checks_b = fp.checks_b
+        tail_b = fp.tail_b
+        strict = st.limit < 0
+        loose = st.limit > 0 and multi
+        lim = n - 1
+        first = i == 0
+        next_check = self.next_check
+        plain = not strict and not loose and not checks_b and not tail_b and head_n > 1 and idx is not None
+        for fid in delta:
+            a = args_of[fid]
+            va = a + tail if tail_a else a
+            if checks_a and any(va[x] != va[y] for x, y in checks_a):
+                continue
+            if idx is None:
+                cands = all_fids
+            else:
+                got = idx.get(va[key] if key_n == 1 else key(va))
+                if not got:
+                    continue
+                cands = got
+            steps += len(cands)
+            if plain:  # the common case, e.g. path(X,Z) :- path(X,Y), edge(Y,Z)
+                if first:
+                    for g in cands:
+                        h = head(a + args_of[g])
+                        if h in existing or h in new_rel:
+                            continue
+                        new_rel[h] = (ridx, fid, g)
+                else:
+                    for g in cands:
+                        h = head(a + args_of[g])
+                        if h in existing or h in new_rel:
+                            continue
+                        new_rel[h] = (ridx, g, fid)
+            else:
+                for g in cands:
+                    if strict:
+                        if depth_of[g] >= lim:
+                            continue
+                    elif loose and depth_of[g] > lim:
+                        continue
+                    v = a + args_of[g] + tail if tail_b else a + args_of[g]
+                    if checks_b and any(v[x] != v[y] for x, y in checks_b):
+                        continue
+                    h = head(v) if head_n > 1 else ((v[head],) if head_n == 1 else ())
+                    if h in existing or h in new_rel:
+                        continue
+                    new_rel[h] = (ridx, fid, g) if first else (ridx, g, fid)
+            if steps >= next_check:
+                self.steps = steps
+                self.check_limits()
+                next_check = self.next_check
+        self.steps = steps
+
+    def _fire_general(
+        self,
+        cr: CRule,
+        i: int,
+        plan: list[Step],
+        delta: list[int],
+        n: int,
+        new_rel: dict[tuple[int, ...], Any],
+        multi: bool,
+    ) -> None:
+        """Any rule: a recursive nested-loop join, NAF checks and calc outputs."""
+        store = self.store
+        args_of = store.args
+        depth_of = store.depth
+        existing = store.rel_dict[cr.head_rel]
+        env = list(cr.template)
+        prem = [0] * len(cr.pos_slots)
+        lookups = [(st, self.index(st.rel, st.kpos) if st.kpos else None) for st in plan[1:]]
+
+        def emit() -> None:
+            hargs = tuple(env[s] for s in cr.head_slots)
+            for nrel, nslots in cr.neg:
+                if tuple(env[s] for s in nslots) in store.rel_dict[nrel]:
+                    return
+            calc_rec: CalcRecord | None = None
+            if cr.calc is not None:
+                fn, version, ins, out = cr.calc
+                try:
+                    outcome = calculators.run(fn, version, [store.consts[env[s]] for s in ins])
+                except calculators.CalcDomainError as exc:
+                    self.diagnostics.append(f"[{cr.rule.label}] {exc}")
+                    return
+                env[out] = self.intern(outcome.output)
+                hargs = tuple(env[s] for s in cr.head_slots)
+                calc_rec = CalcRecord(tuple(env[s] for s in ins), env[out], dict(outcome.intermediates))
+            if self.record:
+                self.instances.append((cr.head_rel, hargs, cr.idx, tuple(prem)))
+            if hargs in existing or hargs in new_rel:
+                return
+            new_rel[hargs] = (cr.idx, *prem)
+            if calc_rec is not None:
+                self.calc_pending[(cr.head_rel, hargs)] = calc_rec
+
+        def bind(a: tuple[int, ...], ops: list[Op]) -> bool:
+            for p, s, is_bind in ops:
+                if is_bind:
+                    env[s] = a[p]
+                elif env[s] != a[p]:
+                    return False
+            return True
+
+        def join(k: int) -> None:
+            if k == len(lookups):
+                emit()
+                return
+            st, idx = lookups[k]
+            if idx is None:
+                cands: list[int] = store.rel_fids[st.rel]
+            else:
+                got = idx.get(st.key(env))
+                if not got:
+                    return
+                cands = got
+            for fid in cands:
+                if st.limit < 0:
+                    if depth_of[fid] >= n - 1:
+                        continue
+                elif st.limit > 0 and multi and depth_of[fid] > n - 1:
+                    continue
+                if not bind(args_of[fid], st.ops):
+                    continue
+                prem[st.pos] = fid
+                self.steps += 1
+                if self.steps >= self.next_check:
+                    self.check_limits()
+                join(k + 1)
+
+        for fid in delta:
+            if not bind(args_of[fid], plan[0].ops):
+                continue
+            prem[i] = fid
+            self.steps += 1
+            if self.steps >= self.next_check:
+                self.check_limits()
+            join(0)
+
+    # ------------------------------------------------------------------ the whole evaluation
+    def run(self, rules: list[CRule], strata: list[int]) -> int:
+        rounds = 0
+        levels = sorted(set(strata)) or [0]
+        multi = len(levels) > 1
+        cap = self.max_depth
+        if self.limits.max_rounds is not None:
+            cap = self.limits.max_rounds if cap is None else min(cap, self.limits.max_rounds)
+        for level in levels:
+            layer = [r for r, s in zip(rules, strata, strict=True) if s == level]
+            lower_max = self.store.max_depth()
+            n = 1
+            triggers = Triggers(layer, self.store)
+            while cap is None or n <= cap:
+                new: dict[int, dict[tuple[int, ...], Any]] = {}
+                for ci, positions in triggers.active(self.store, n):
+                    self.fire(layer[ci], n, new, multi, positions)
+                added = self.insert_round(new, n)
+                triggers.notify(new, n)
+                rounds = max(rounds, n if added else n - 1)
+                self.check_limits()
+                if not added and n - 1 >= lower_max:
+                    break
+                n += 1
+        return rounds
+
+
+def _sources(items: Sequence[Source] | Sequence[Unit], scope: str) -> list[Source]:
+    out: list[Source] = []
+    for i, item in enumerate(items):
+        out.append(item if isinstance(item, Source) else Source(i + 1, item, scope))
+    return out
+
+
+def evaluate(
+    program: Sequence[Source] | Sequence[Unit],
+    overlay: Sequence[Source] | Sequence[Unit] = (),
+    *,
+    max_depth: int | None = None,
+    limits: EvalLimits | None = None,
+    record_instances: bool = False,
+) -> Closure:
+    """The closure of ``program ∪ overlay`` with one min-depth witness per derived fact (C-21).
+
+    Plain units get unit ids 1, 2, … in order (overlay units continue the numbering only if
+    given as :class:`Source`). Raises :class:`ComputationCap` past a limit and
+    :class:`~cotaudit.certify.errors.ProgramError` (``UNSTRATIFIED``) for unstratified NAF.
+    ``record_instances`` keeps every rule instance as ``closure.instances`` (head fact id, rule
+    index, premise fact ids) — slower; the kernel scan uses it.
+    """
+    with paused_collector():  # many small acyclic objects: see cotaudit.certify.alloc
+        return _evaluate(program, overlay, max_depth, limits, record_instances)
+
+
+def _evaluate(
+    program: Sequence[Source] | Sequence[Unit],
+    overlay: Sequence[Source] | Sequence[Unit],
+    max_depth: int | None,
+    limits: EvalLimits | None,
+    record_instances: bool,
+) -> Closure:
+    started = time.perf_counter()
+    prog = _sources(program, "kernel")
+    over = [
+        s if isinstance(s, Source) else Source(len(prog) + i + 1, s, "query") for i, s in enumerate(overlay)
+    ]
+    ev = _Evaluator(limits or EvalLimits(), max_depth, record_instances)
+    # intern constants in first-seen order over the canonical program order
+    for src in [*prog, *over]:
+        lits = (
+            [src.unit.lit] if isinstance(src.unit, Fact) else [src.unit.head, *(b.lit for b in src.unit.body)]
+        )
+        for lit in lits:
+            ev.store.rel(lit.signature)
+            for a in lit.args:
+                if isinstance(a, Const):
+                    ev.intern(a)
+    for src in [*prog, *over]:
+        if isinstance(src.unit, Fact):
+            rel = ev.rel(src.unit.lit)
+            args = tuple(ev.intern(a) for a in src.unit.lit.args if isinstance(a, Const))
+            if args not in ev.store.rel_dict[rel]:
+                ev.add(rel, args, 0, -1, (), src.unit_id)
+    rule_srcs = [s for s in prog if isinstance(s.unit, Rule)]
+    rules = [CRule(i, s, ev.store, ev.record) for i, s in enumerate(rule_srcs)]
+    strata = rule_strata([s.unit for s in rule_srcs]) if rule_srcs else []  # type: ignore[misc]
+    rounds = ev.run(rules, strata)
+    stats = {
+        "rounds": rounds,
+        "facts": len(ev.store.args),
+        "join_steps": ev.steps,
+        "seconds": round(time.perf_counter() - started, 6),
+    }
+    naf = any(b.naf for s in rule_srcs if isinstance(s.unit, Rule) for b in s.unit.body)
+    closure = Closure(ev.store, rule_srcs, [*prog, *over], stats, ev.diagnostics, naf=naf)
+    closure.instances = [(ev.store.rel_dict[rel][h], ridx, prem) for rel, h, ridx, prem in ev.instances]
+    return closure

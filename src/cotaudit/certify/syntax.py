@@ -1,0 +1,237 @@
+"""Terms, literals and predicate units (certify.md §2, C-1 … C-3): the data model and its printer.
+
+A *fact* is a ground literal; a *rule* is ``head :- b1, …, bm`` (m ≥ 1) with optional NAF body
+literals and an optional calc clause. Units are immutable; ``unit.key`` is the canonical cache
+key of Definition 11 (:mod:`cotaudit.certify.normal`). Parsing lives in
+:mod:`cotaudit.certify.grammar`, the JSON form in :mod:`cotaudit.certify.jsonform`.
+
+The canonical text of a unit is ``[label] head :- b1, b2 {V=fn@1(A,B)}.`` with literals written
+without spaces (``p(a,b)``); printing then parsing gives the same unit back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from functools import cached_property
+from typing import Literal as TypingLiteral
+from typing import NamedTuple
+
+ConstKind = TypingLiteral["sym", "num", "str"]
+
+NAME_RE = re.compile(r"[a-z][A-Za-z0-9_]*")
+VAR_RE = re.compile(r"[A-Z][A-Za-z0-9_]*")
+NUMBER_RE = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?")
+LABEL_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:@-]*")
+SKOLEM_PREFIX = "#sk"
+
+
+def canonical_number(text: str) -> str:
+    """``1.50`` → ``1.5``, ``2.0`` → ``2``, ``-0`` → ``0``: no exponent, no trailing zeros (C-1)."""
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        raise ValueError(f"not a number: {text!r}") from None
+    if not value.is_finite():
+        raise ValueError(f"not a finite number: {text!r}")
+    if value == 0:
+        return "0"
+    out = format(value, "f")
+    if "." in out:
+        out = out.rstrip("0").rstrip(".")
+    return out
+
+
+# Terms, literals and body literals are NamedTuples: immutable, hashable and cheap to create
+# (a program of 100,000 facts creates hundreds of thousands of them).
+
+
+class Var(NamedTuple):
+    """A variable. Anonymous ``_`` variables are numbered ``_1``, ``_2`` … and print as ``_``."""
+
+    name: str
+
+    @property
+    def anonymous(self) -> bool:
+        return self.name.startswith("_")
+
+    def text(self) -> str:
+        return "_" if self.anonymous else self.name
+
+
+class Const(NamedTuple):
+    """A constant: a symbol, a number (canonical decimal text) or a string (its decoded value)."""
+
+    kind: ConstKind
+    value: str
+
+    def text(self) -> str:
+        if self.kind == "str":
+            return json.dumps(self.value, ensure_ascii=False)
+        return self.value
+
+    @property
+    def skolem(self) -> bool:
+        return self.kind == "sym" and self.value.startswith(SKOLEM_PREFIX)
+
+    def decimal(self) -> Decimal:
+        return Decimal(self.value)
+
+
+Term = Var | Const
+
+
+def sym(name: str) -> Const:
+    return Const("sym", name)
+
+
+def num(value: str | int | Decimal) -> Const:
+    return Const("num", canonical_number(str(value)))
+
+
+def string(value: str) -> Const:
+    return Const("str", value)
+
+
+class Literal(NamedTuple):
+    """``pred(t1, …, tn)``, optionally strongly negated (``-pred(…)``)."""
+
+    pred: str
+    neg: bool = False
+    args: tuple[Term, ...] = ()
+
+    def text(self) -> str:
+        head = ("-" if self.neg else "") + self.pred
+        if not self.args:
+            return head
+        return head + "(" + ",".join(a.text() for a in self.args) + ")"
+
+    @property
+    def arity(self) -> int:
+        return len(self.args)
+
+    @property
+    def signature(self) -> tuple[str, bool, int]:
+        """(pred, neg, arity): what the executor treats as one relation."""
+        return (self.pred, self.neg, len(self.args))
+
+    @property
+    def ground(self) -> bool:
+        return all(isinstance(a, Const) for a in self.args)
+
+    def variables(self) -> list[str]:
+        return [a.name for a in self.args if isinstance(a, Var)]
+
+    def complement(self) -> Literal:
+        return Literal(self.pred, not self.neg, self.args)
+
+
+class BodyLit(NamedTuple):
+    """One body literal; ``naf`` marks negation as failure (``not p(X)``)."""
+
+    lit: Literal
+    naf: bool = False
+
+    def text(self) -> str:
+        return ("not " if self.naf else "") + self.lit.text()
+
+
+class Calc(NamedTuple):
+    """The calc clause of a computed rule: ``{out = fn@version(in1, …)}`` (C-8)."""
+
+    out: str
+    fn: str
+    version: str
+    inputs: tuple[str, ...]
+
+    def text(self, rename: dict[str, str] | None = None) -> str:
+        r = rename or {}
+        ins = ",".join(r.get(v, v) for v in self.inputs)
+        return "{" + f"{r.get(self.out, self.out)}={self.fn}@{self.version}({ins})" + "}"
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A ground literal with a label. ``pos`` (line, col) is kept for diagnostics only."""
+
+    label: str
+    lit: Literal
+    pos: tuple[int, int] | None = field(default=None, compare=False, hash=False, repr=False)
+
+    kind = "fact"
+
+    def text(self) -> str:
+        return f"[{self.label}] {self.lit.text()}."
+
+    @cached_property
+    def key(self) -> str:
+        return "f:" + self.lit.text()
+
+    @property
+    def head(self) -> Literal:
+        return self.lit
+
+
+@dataclass(frozen=True)
+class Rule:
+    """``head :- body`` with an optional calc clause."""
+
+    label: str
+    head: Literal
+    body: tuple[BodyLit, ...]
+    calc: Calc | None = None
+    pos: tuple[int, int] | None = field(default=None, compare=False, hash=False, repr=False)
+
+    kind = "rule"
+
+    def text(self) -> str:
+        body = ", ".join(b.text() for b in self.body)
+        calc = " " + self.calc.text() if self.calc else ""
+        return f"[{self.label}] {self.head.text()} :- {body}{calc}."
+
+    @cached_property
+    def key(self) -> str:
+        from cotaudit.certify.normal import normal_form
+
+        return normal_form(self).key
+
+    @property
+    def positive(self) -> tuple[Literal, ...]:
+        return tuple(b.lit for b in self.body if not b.naf)
+
+    @property
+    def negative(self) -> tuple[Literal, ...]:
+        return tuple(b.lit for b in self.body if b.naf)
+
+    def variables(self) -> list[str]:
+        """Every variable, by first occurrence: head, body, calc output."""
+        seen: dict[str, None] = {}
+        for lit in (self.head, *(b.lit for b in self.body)):
+            for v in lit.variables():
+                seen.setdefault(v, None)
+        if self.calc:
+            seen.setdefault(self.calc.out, None)
+        return list(seen)
+
+
+Unit = Fact | Rule
+
+
+def default_label(key: str) -> str:
+    """``u`` + the first 12 hex digits of sha256(key): the label of an unlabelled unit (C-2)."""
+    return "u" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
+
+
+def program_text(units: list[Unit] | tuple[Unit, ...]) -> str:
+    """Canonical program text: one unit per line."""
+    return "".join(u.text() + "\n" for u in units)
+
+
+def substitute(lit: Literal, theta: dict[str, Const]) -> Literal:
+    """``θ(lit)``; variables θ does not bind stay variables."""
+    return Literal(
+        lit.pred, lit.neg, tuple(theta.get(a.name, a) if isinstance(a, Var) else a for a in lit.args)
+    )
