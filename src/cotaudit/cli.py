@@ -106,6 +106,10 @@ def _cmd_check(args: argparse.Namespace) -> int:
         out = render_run_log(reports, config, version=__version__, timing=timing)
     elif args.format == "sarif":
         out = render_sarif(reports, version=__version__)
+    elif args.format == "html":
+        from cotaudit import cli_html
+
+        out = cli_html.render(reports, sources=[item.text for item in items], timing=timing)
     else:
         out = render_text(reports)
     _write(out, args.output)
@@ -123,6 +127,8 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         where = " ".join(args.paths)
         raise UsageError(f"no supported files found in {where}" + (f" (skipped: {why})" if why else ""))
     timing = not args.no_timing
+    if not args.no_html:
+        _write_audit_html(result.reports, args.html_dir, timing)
     if args.format == "json":
         _write(render_json(result.reports, timing=timing), args.output)
         return exit_code(result.reports) if args.strict else EXIT_OK
@@ -136,6 +142,16 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     summary = render_summary(result.reports, timing=timing, skipped=counts)
     _write(head + ("\n" if head else "") + summary, args.output)
     return exit_code(result.reports) if args.strict else EXIT_OK
+
+
+def _write_audit_html(reports: Sequence[Report], directory: str, timing: bool) -> None:
+    """The HTML report of an audit; where it went is said on a terminal only (stdout and a
+    redirected stderr stay as they were)."""
+    from cotaudit import cli_html
+
+    path = cli_html.write_report_dir(reports, directory, timing=timing)
+    if sys.stderr.isatty():
+        sys.stderr.write(f"cotaudit: HTML report: {path.as_posix()}\n")
 
 
 _SKIP_WORDS = {
@@ -189,7 +205,7 @@ def build_parser() -> _Parser:
     engines = [s.name for s in api.engines()]
     check = sub.add_parser("check", help="check traces and print their reports")
     check.add_argument("--engine", choices=engines, help="engine to use (default: from the file extension)")
-    check.add_argument("--format", choices=("text", "json", "jsonl", "sarif"), default="text")
+    check.add_argument("--format", choices=("text", "json", "jsonl", "sarif", "html"), default="text")
     check.add_argument("-o", "--output", metavar="OUT", help="write the output to OUT instead of stdout")
     check.add_argument("--no-timing", action="store_true", help="leave out timing_ms (byte-identical output)")
     check.add_argument("paths", nargs="+", metavar="PATH", help="trace file, .jsonl file, or - (stdin)")
@@ -204,8 +220,19 @@ def build_parser() -> _Parser:
         action="store_true",
         help="exit 1 when any item fails (default: exit 0 once the audit ran)",
     )
+    audit.add_argument(
+        "--html-dir",
+        metavar="DIR",
+        default="cotaudit-report",
+        help="write the HTML report to DIR/index.html (default: cotaudit-report)",
+    )
+    audit.add_argument("--no-html", action="store_true", help="do not write the HTML report")
     audit.add_argument("paths", nargs="+", metavar="PATH", help="file or directory")
     audit.set_defaults(handler=_cmd_audit)
+    from cotaudit.cli_batch import add_batch_command, add_serve_command
+
+    add_batch_command(sub)
+    add_serve_command(sub)
 
     te = sub.add_parser("te", help="tools of the te engine")
     te_sub = te.add_subparsers(dest="te_command", metavar="TOOL", parser_class=_Parser)

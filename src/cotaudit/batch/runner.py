@@ -1,0 +1,205 @@
+"""``cotaudit batch``: stream a JSONL file through a backend into the R-2 run log, resumably.
+
+Items are submitted in file order and their reports written in file order (a bounded window
+of items is in flight), one flushed line each. A run stopped at any point — Ctrl-C, a crash,
+``kill -9`` — leaves a log whose complete lines are exactly a prefix of the items; ``--resume``
+skips the ids already written and appends the rest, so every item is reported exactly once and
+a resumed log (with ``--no-timing``) is byte-identical to an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter, deque
+from collections.abc import Mapping
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any, NamedTuple, Protocol, TextIO
+
+from cotaudit import __version__, api
+from cotaudit.batch.items import count_items, iter_items
+from cotaudit.batch.jobs import Payload
+from cotaudit.batch.progress import Progress
+from cotaudit.errors import InputError, UsageError
+from cotaudit.report import Report, RunLogWriter
+
+BACKENDS = ("local", "ray")
+
+
+class Backend(Protocol):
+    """Where items run: :class:`~cotaudit.batch.pool.LocalPool` or the Ray backend."""
+
+    workers: int
+
+    def submit(self, payload: Payload, options: Mapping[str, Any] | None = None) -> Future[Report]: ...
+
+    def close(self) -> None: ...
+
+
+class BatchOptions(NamedTuple):
+    """One batch run. ``timeout`` is seconds per item (``None``: no limit)."""
+
+    input: str
+    output: str
+    engine: str | None = None
+    workers: int = 1
+    backend: str = "local"
+    ray_address: str | None = None
+    timeout: float | None = 60.0
+    resume: bool = False
+    timing: bool = True
+
+
+class BatchResult(NamedTuple):
+    """What a run did: items in the input, checked now, found done already, and all verdicts."""
+
+    total: int
+    checked: int
+    resumed: int
+    verdicts: Counter[str]
+    seconds: float
+
+    @property
+    def all_passed(self) -> bool:
+        return set(self.verdicts) <= {"pass"}
+
+
+def make_backend(options: BatchOptions, preload: tuple[str, ...] = ()) -> Backend:
+    """The backend ``options`` ask for (Ray is imported only here, and only when asked)."""
+    if options.workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {options.workers}")
+    if options.backend == "local":
+        from cotaudit.batch.pool import LocalPool
+
+        return LocalPool(options.workers, timeout=options.timeout, preload=preload)
+    if options.backend == "ray":
+        from cotaudit.batch.ray_backend import RayPool
+
+        return RayPool(options.workers, address=options.ray_address, timeout=options.timeout, preload=preload)
+    raise UsageError(f"unknown backend {options.backend!r} (choose from {', '.join(BACKENDS)})")
+
+
+def _config(options: BatchOptions) -> dict[str, Any]:
+    return {"command": "batch", "input": Path(options.input).as_posix(), "engine": options.engine}
+
+
+def scan_log(path: Path) -> tuple[dict[str, Any], set[str], Counter[str]]:
+    """Header, ids and verdict counts of an existing run log (a cut-off last line is ignored)."""
+    header: dict[str, Any] = {}
+    ids: set[str] = set()
+    verdicts: Counter[str] = Counter()
+    with path.open("rb") as fh:
+        for raw in fh:
+            if not raw.endswith(b"\n"):
+                break  # cut off mid-write: the writer drops it
+            if not raw.strip():
+                continue
+            try:
+                obj = json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                raise InputError(path.as_posix(), "not a cotaudit run log (a line is not JSON)") from None
+            if obj.get("kind") == "header":
+                header = obj
+                continue
+            ref = obj.get("input") or {}
+            if isinstance(ref.get("id"), str):
+                ids.add(ref["id"])
+                verdicts[str(obj.get("verdict"))] += 1
+    return header, ids, verdicts
+
+
+def _prepare_output(options: BatchOptions) -> tuple[set[str], Counter[str]]:
+    out = Path(options.output)
+    if out.resolve() == Path(options.input).resolve():
+        raise UsageError("the output must not be the input file")
+    if not out.exists() or out.stat().st_size == 0:
+        return set(), Counter()
+    if not options.resume:
+        raise UsageError(f"{out.as_posix()} exists (give --resume to continue it, or remove it)")
+    header, ids, verdicts = scan_log(out)
+    if header.get("kind") != "header":
+        raise InputError(out.as_posix(), "not a cotaudit run log (no header line)")
+    had = header.get("config") or {}
+    want = _config(options)
+    for key in ("input", "engine"):
+        if had.get(key) != want[key]:
+            raise UsageError(
+                f"{out.as_posix()} was written for {key} {had.get(key)!r}, not {want[key]!r}; "
+                "resume with the same input and --engine"
+            )
+    return ids, verdicts
+
+
+def run_batch(
+    options: BatchOptions,
+    *,
+    stream: TextIO | None = None,
+    live: bool = False,
+    backend: Backend | None = None,
+    preload: tuple[str, ...] = (),
+) -> BatchResult:
+    """Run a batch; progress and the summary go to ``stream`` (a live bar when ``live``).
+
+    Everything that can refuse the run (input, output, backend) is checked before the first
+    line is written. The summary is printed when the run ends or is interrupted.
+    """
+    if options.workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {options.workers}")
+    total = count_items(options.input)
+    done_ids, done_verdicts = _prepare_output(options)
+    items = iter_items(options.input, options.engine)
+    runner = backend or make_backend(options, preload)
+    progress = Progress(total, resumed=len(done_ids), stream=stream, live=live)
+    start = time.monotonic()
+    ended = False
+    try:
+        writer = _open_log(options)
+        try:
+            window = max(16, 8 * runner.workers)
+            pending: deque[Future[Report]] = deque()
+            for item in items:
+                if item.item_id in done_ids:
+                    continue
+                if item.error is not None:
+                    future: Future[Report] = Future()
+                    future.set_result(api.run_item(item))
+                else:
+                    future = runner.submit(Payload.of(item))
+                pending.append(future)
+                _drain(pending, writer, progress, keep=window)
+            _drain(pending, writer, progress, keep=0)
+            ended = True
+        except KeyboardInterrupt:
+            ended = True
+            raise
+        finally:
+            writer.close()
+    finally:
+        if backend is None:
+            runner.close()
+        if ended:
+            progress.close(summary=True)
+    verdicts = done_verdicts + progress.verdicts
+    return BatchResult(total, progress.done, len(done_ids), verdicts, time.monotonic() - start)
+
+
+def _open_log(options: BatchOptions) -> RunLogWriter:
+    try:
+        return RunLogWriter(
+            options.output,
+            _config(options),
+            version=__version__,
+            resume=options.resume,
+            timing=options.timing,
+        )
+    except OSError as exc:
+        raise UsageError(f"{options.output}: cannot write ({exc.strerror or type(exc).__name__})") from None
+
+
+def _drain(pending: deque[Future[Report]], writer: RunLogWriter, progress: Progress, *, keep: int) -> None:
+    """Write finished reports from the head: wait while more than ``keep`` are in flight."""
+    while pending and (len(pending) > keep or pending[0].done()):
+        report = pending.popleft().result()
+        writer.write(report)
+        progress.advance(report.verdict)

@@ -1,0 +1,142 @@
+"""``cotaudit batch`` and ``cotaudit serve``: argument parsing and exit codes only.
+
+The work lives in :mod:`cotaudit.batch` and :mod:`cotaudit.service`; both are imported when
+the command runs, so the CLI starts fast and needs neither Ray nor FastAPI to show ``--help``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from cotaudit import api
+from cotaudit.errors import MissingDependency, UsageError
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_INTERRUPTED = 130
+
+
+def add_batch_command(sub: argparse._SubParsersAction[Any]) -> None:
+    """Register ``cotaudit batch IN.jsonl -o OUT.jsonl ...``."""
+    engines = [s.name for s in api.engines()]
+    p = sub.add_parser(
+        "batch",
+        help="check a JSONL file of items into a resumable run log",
+        description="Check every item of IN.jsonl ({id, engine, text} per line) and write the R-2 run "
+        "log to OUT.jsonl, one report per line in input order. Stopped runs continue with --resume.",
+    )
+    p.add_argument("input", metavar="IN.jsonl")
+    p.add_argument("-o", "--output", metavar="OUT.jsonl", required=True, help="the run log to write")
+    p.add_argument("--engine", choices=engines, help="engine for items without an 'engine' field")
+    p.add_argument("--workers", type=int, default=1, metavar="N", help="worker processes (default 1)")
+    p.add_argument("--backend", choices=("local", "ray"), default="local", help="where items run")
+    p.add_argument("--ray-address", metavar="ADDR", help="Ray cluster to use (default: start a local one)")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="seconds per item before it is stopped and reported abstain (default 60; 0 = no limit)",
+    )
+    p.add_argument("--resume", action="store_true", help="continue OUT.jsonl, skipping ids already in it")
+    p.add_argument("--no-timing", action="store_true", help="leave out timing_ms (byte-identical output)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar and no summary line")
+    p.set_defaults(handler=_cmd_batch)
+
+
+def _cmd_batch(args: argparse.Namespace) -> int:
+    from cotaudit.batch.runner import BatchOptions, run_batch
+
+    if args.timeout < 0:
+        raise UsageError("--timeout must not be negative")
+    if args.ray_address and args.backend != "ray":
+        raise UsageError("--ray-address needs --backend ray")
+    options = BatchOptions(
+        input=args.input,
+        output=args.output,
+        engine=args.engine,
+        workers=args.workers,
+        backend=args.backend,
+        ray_address=args.ray_address,
+        timeout=args.timeout or None,
+        resume=args.resume,
+        timing=not args.no_timing,
+    )
+    preload = (args.engine,) if args.engine else tuple(s.name for s in api.engines() if s.implemented)
+    stream = None if args.quiet else sys.stderr
+    try:
+        result = run_batch(
+            options, stream=stream, live=stream is not None and sys.stderr.isatty(), preload=preload
+        )
+    except KeyboardInterrupt:
+        sys.stderr.write(
+            f"cotaudit: interrupted; continue with: cotaudit batch {args.input} -o {args.output} --resume\n"
+        )
+        return EXIT_INTERRUPTED
+    return EXIT_OK if result.all_passed else EXIT_FINDINGS
+
+
+def add_serve_command(sub: argparse._SubParsersAction[Any]) -> None:
+    """Register ``cotaudit serve [--host 127.0.0.1] [--port 8000] ...``."""
+    p = sub.add_parser(
+        "serve",
+        help="serve the HTTP API (FastAPI + uvicorn)",
+        description="Serve POST /v1/check, /v1/batch, /v1/reward, GET /v1/health, /v1/codes and "
+        "/openapi.json. Set COTAUDIT_API_TOKEN to require a bearer token.",
+    )
+    p.add_argument(
+        "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)"
+    )
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--workers", type=int, metavar="N", help="worker processes (default: cores, at most 4)")
+    p.add_argument("--item-timeout", type=float, metavar="S", help="seconds per item (default 10)")
+    p.add_argument("--request-timeout", type=float, metavar="S", help="seconds per request (default 60)")
+    p.add_argument("--max-body", type=int, metavar="BYTES", help="largest request body (default 1 MiB)")
+    p.add_argument("--max-batch", type=int, metavar="N", help="most items in one /v1/batch (default 256)")
+    p.add_argument(
+        "--certify-db",
+        metavar="PATH",
+        help="certify state for POST /v1/certify/admit and /erase (default: $COTAUDIT_CERTIFY_DB)",
+    )
+    p.add_argument(
+        "--log-level", default="warning", choices=("critical", "error", "warning", "info", "debug")
+    )
+    p.set_defaults(handler=_cmd_serve)
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from cotaudit.service.certify_routes import CERTIFY_DB_ENV
+    from cotaudit.service.config import ServiceConfig
+
+    try:
+        from cotaudit.service.app import serve
+    except ModuleNotFoundError as exc:  # fastapi, uvicorn or pydantic: the 'service' extra
+        raise MissingDependency.from_import_error(exc) from None
+
+    for name in ("workers", "item_timeout", "request_timeout", "max_body", "max_batch"):
+        value = getattr(args, name)
+        if value is not None and value <= 0:
+            raise UsageError(f"--{name.replace('_', '-')} must be positive")
+    if not 0 <= args.port <= 65535:
+        raise UsageError("--port must be between 0 and 65535")
+    if args.certify_db is not None:
+        if not os.path.isfile(args.certify_db):
+            raise UsageError(
+                f"--certify-db {args.certify_db}: no such file "
+                "(create the state with: cotaudit certify admit --db PATH FILE.kb)"
+            )
+        os.environ[CERTIFY_DB_ENV] = os.path.abspath(args.certify_db)  # read by the handlers
+    config = ServiceConfig.from_env(
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        item_timeout=args.item_timeout,
+        request_timeout=args.request_timeout,
+        max_body_bytes=args.max_body,
+        max_batch_items=args.max_batch,
+    )
+    serve(config, log_level=args.log_level)
+    return EXIT_OK

@@ -1,0 +1,293 @@
+"""The HTTP service: the one module of cotaudit that imports ``fastapi`` (with pydantic) and
+``uvicorn``. :func:`create_app` builds the app, :func:`serve` runs it (``cotaudit serve``).
+
+Endpoints (all JSON; errors are ``{"error": {"status", "code", "message"}}``):
+
+| method and path | what |
+|---|---|
+| ``POST /v1/check`` | one item ``{"engine", "text", "id"?}`` → its R-1 report |
+| ``POST /v1/batch`` | ``{"items": [...]}`` (bounded) → ``{"reports": [...]}`` in order |
+| ``POST /v1/reward`` | ``{"completions": [...], "engine"?, "shaping"?}`` → ``{"rewards", "verdicts"}`` |
+| ``GET /v1/health`` | liveness, version, engines, workers, backlog (never behind the token) |
+| ``GET /v1/codes`` | every stable diagnostic code |
+| ``POST /v1/<engine>/<name>`` | engine endpoints (:mod:`cotaudit.service.routes`) |
+| ``GET /openapi.json`` | the OpenAPI schema, with the R-1 report schema in it |
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from contextlib import asynccontextmanager
+from typing import Annotated, Any, TextIO
+
+import uvicorn
+from fastapi import Depends, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.utils import get_openapi
+from fastapi.responses import JSONResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException
+
+from cotaudit import __version__
+from cotaudit.report import json_schema
+from cotaudit.rewards import DEFAULT_ENGINE
+from cotaudit.service.config import TOKEN_ENV, EngineRoute, ServiceConfig, routes
+from cotaudit.service.core import ServiceCore, ServiceError
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+ASGIApp = Callable[
+    [Scope, Callable[[], Awaitable[Message]], Callable[[Message], Awaitable[None]]], Awaitable[None]
+]
+
+REPORT_REF = {"$ref": "#/components/schemas/Report"}
+# Declares the bearer scheme in the OpenAPI schema; the check itself is ServiceCore.authorize.
+BearerToken = Annotated[
+    HTTPAuthorizationCredentials | None, Depends(HTTPBearer(auto_error=False, description=TOKEN_ENV))
+]
+_HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 413: "payload_too_large"}
+
+
+class CheckItem(BaseModel):
+    """One trace to check."""
+
+    engine: str = Field(description="engine name (te, type6, vericot, certify, ...)")
+    text: str = Field(description="the trace, in the engine's format")
+    id: str | int | None = Field(default=None, description="item id, echoed in the report")
+    path: str | None = Field(default=None, description="a file name to show in the report")
+
+
+class BatchRequest(BaseModel):
+    items: list[CheckItem]
+
+
+class RewardRequest(BaseModel):
+    completions: list[str | list[dict[str, Any]]] = Field(description="strings, or conversations")
+    engine: str = DEFAULT_ENGINE
+    shaping: dict[str, Any] | None = Field(default=None, description="cotaudit.rewards.Shaping fields")
+
+
+class BodyTooLarge(Exception):
+    """The request body passed the configured limit while it was being read."""
+
+
+class BodyLimit:
+    """Refuse bodies over ``limit`` bytes: by ``Content-Length`` up front, else while reading."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Callable[[], Awaitable[Message]], send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        declared = headers.get(b"content-length", b"").decode("latin-1")
+        if declared.isdigit() and int(declared) > self.limit:
+            error = _too_large(self.limit)
+            await JSONResponse(error.body(), status_code=413)(scope, receive, send)
+            return
+        seen = 0
+
+        async def limited() -> Message:
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b"") or b"")
+            if seen > self.limit:
+                raise BodyTooLarge
+            return message
+
+        await self.app(scope, limited, send)
+
+
+def _too_large(limit: int) -> ServiceError:
+    return ServiceError(413, "payload_too_large", f"the request body is larger than {limit} bytes")
+
+
+def create_app(config: ServiceConfig | None = None) -> FastAPI:
+    """The app for ``config`` (default: from the environment); its lifespan owns the worker pool."""
+    config = config or ServiceConfig.from_env()
+    core = ServiceCore(config)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        core.start()
+        try:
+            yield
+        finally:
+            core.stop()
+
+    app = FastAPI(
+        title="cotaudit",
+        version=__version__,
+        description="Mechanical audits of language-model reasoning traces (R-1 reports).",
+        lifespan=lifespan,
+        docs_url=None,  # Swagger UI loads from a CDN; the schema itself is at /openapi.json
+        redoc_url=None,
+    )
+    app.state.core = core
+    app.add_middleware(BodyLimit, limit=config.max_body_bytes)
+
+    def auth(write: bool) -> Any:
+        async def check_token(request: Request, _: BearerToken) -> None:
+            core.authorize(request.headers.get("authorization"), write=write)
+
+        return Depends(check_token)
+
+    read_auth = [auth(False)]
+
+    @app.post(
+        "/v1/check",
+        dependencies=read_auth,
+        responses={200: {"content": {"application/json": {"schema": REPORT_REF}}}},
+    )
+    async def check(item: CheckItem) -> JSONResponse:
+        """Check one item and return its R-1 report."""
+        return JSONResponse(await core.check(item.model_dump()))
+
+    @app.post("/v1/batch", dependencies=read_auth)
+    async def batch(request: BatchRequest) -> JSONResponse:
+        """Check a bounded list of items; the reports come back in order."""
+        return JSONResponse(await core.batch([i.model_dump() for i in request.items]))
+
+    @app.post("/v1/reward", dependencies=read_auth)
+    async def reward(request: RewardRequest) -> JSONResponse:
+        """Shaped rewards for a list of completions (pass 1, fail 0, graded type6, abstain set)."""
+        return JSONResponse(await core.reward(request.completions, request.engine, request.shaping))
+
+    @app.get("/v1/health")
+    async def health() -> JSONResponse:
+        """Liveness and what this instance can do."""
+        return JSONResponse(core.health())
+
+    @app.get("/v1/codes", dependencies=read_auth)
+    async def codes() -> JSONResponse:
+        """Every stable diagnostic code of every engine."""
+        return JSONResponse(core.codes())
+
+    for route in routes():
+        _add_engine_route(app, core, route, [auth(route.write)])
+    _install_error_handlers(app, config)
+    app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
+    return app
+
+
+def _add_engine_route(app: FastAPI, core: ServiceCore, route: EngineRoute, dependencies: list[Any]) -> None:
+    async def endpoint(body: dict[str, Any]) -> JSONResponse:
+        return JSONResponse(await core.call_route(route, body))
+
+    endpoint.__name__ = f"{route.engine}_{route.name}"
+    summary = route.summary + (" (needs the bearer token)" if route.write else "")
+    app.add_api_route(route.path, endpoint, methods=["POST"], dependencies=dependencies, summary=summary)
+
+
+def _install_error_handlers(app: FastAPI, config: ServiceConfig) -> None:
+    def answer(error: ServiceError) -> JSONResponse:
+        return JSONResponse(error.body(), status_code=error.status, headers=error.headers)
+
+    async def on_service_error(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, ServiceError)
+        return answer(exc)
+
+    async def on_too_large(request: Request, exc: Exception) -> JSONResponse:
+        return answer(_too_large(config.max_body_bytes))
+
+    async def on_validation(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, RequestValidationError)
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        message = f"{where}: {first.get('msg', 'invalid request')}" if where else "invalid request"
+        return answer(ServiceError(422, "invalid_request", message))
+
+    async def on_http(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, HTTPException)
+        if isinstance(exc.__cause__, BodyTooLarge):  # raised while FastAPI read the body
+            return answer(_too_large(config.max_body_bytes))
+        code = _HTTP_CODES.get(exc.status_code, f"http_{exc.status_code}")
+        return answer(ServiceError(exc.status_code, code, str(exc.detail), exc.headers))
+
+    async def on_crash(request: Request, exc: Exception) -> JSONResponse:
+        return answer(ServiceError(500, "internal_error", f"internal error: {type(exc).__name__}"))
+
+    app.add_exception_handler(ServiceError, on_service_error)
+    app.add_exception_handler(BodyTooLarge, on_too_large)
+    app.add_exception_handler(RequestValidationError, on_validation)
+    app.add_exception_handler(HTTPException, on_http)
+    app.add_exception_handler(Exception, on_crash)
+
+
+def _openapi(app: FastAPI) -> dict[str, Any]:
+    """FastAPI's schema plus the R-1 report schema as ``components.schemas.Report``."""
+    if app.openapi_schema:
+        return app.openapi_schema
+    schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
+    report = json_schema()
+    defs = report.pop("$defs", {})
+    report.pop("$schema", None)
+    report.pop("$id", None)
+    components = schema.setdefault("components", {}).setdefault("schemas", {})
+    components["Report"] = _rewrite_refs(report)
+    for name, sub in defs.items():
+        components[f"Report_{name}"] = _rewrite_refs(sub)
+    app.openapi_schema = schema
+    return schema
+
+
+def _rewrite_refs(node: Any) -> Any:
+    """``#/$defs/X`` → ``#/components/schemas/Report_X`` throughout ``node``."""
+    if isinstance(node, dict):
+        out = {k: _rewrite_refs(v) for k, v in node.items()}
+        ref = out.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            out["$ref"] = "#/components/schemas/Report_" + ref[len("#/$defs/") :]
+        return out
+    if isinstance(node, list):
+        return [_rewrite_refs(v) for v in node]
+    return node
+
+
+# --------------------------------------------------------------------------- running it
+
+# Connections beyond this many at once are answered 503 by uvicorn itself.
+MAX_CONNECTIONS = 512
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, except that a SIGINT/SIGTERM shutdown ends ``cotaudit serve`` with exit
+    status 0 instead of re-raising the signal once the graceful shutdown is done."""
+
+    def handle_exit(self, sig: int, frame: Any) -> None:
+        super().handle_exit(sig, frame)
+        self._captured_signals.clear()
+
+
+def serve(config: ServiceConfig, *, log_level: str = "warning", stream: TextIO | None = None) -> None:
+    """Serve until SIGINT/SIGTERM: open requests finish, then the lifespan closes the pool."""
+    out = stream or sys.stderr
+    if not config.loopback and config.token is None:
+        out.write(
+            f"cotaudit: warning: serving on {config.host} without {TOKEN_ENV}: "
+            "anyone who can reach the port can use the service\n"
+        )
+    out.write(f"cotaudit: serving on http://{_host(config.host)}:{config.port} ({config.workers} workers)\n")
+    out.flush()
+    server = _Server(
+        uvicorn.Config(
+            create_app(config),
+            host=config.host,
+            port=config.port,
+            log_level=log_level,
+            access_log=False,
+            limit_concurrency=MAX_CONNECTIONS,
+            timeout_keep_alive=5,
+            timeout_graceful_shutdown=int(config.request_timeout) + 5,
+        )
+    )
+    server.run()
+
+
+def _host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host

@@ -1,0 +1,135 @@
+"""certify's state-changing endpoints: ``POST /v1/certify/admit`` and ``POST /v1/certify/erase``.
+
+They run certify's C-55 transitions on the SQLite state named by ``cotaudit serve --certify-db
+PATH`` (the environment variable ``COTAUDIT_CERTIFY_DB``), a state created beforehand with
+``cotaudit certify admit --db PATH FILE.kb`` (it carries the interface). Both endpoints are
+registered ``write=True``: they always need the bearer token. Each request opens the state,
+runs one transition (one SQLite transaction, one log entry) and closes it, one request at a
+time, so the service never holds a connection across threads and sees what other writers
+committed.
+
+``admit``: ``{"unit": "p(a).", "writer": "deploy", "evidence": {"record": "rules", "quote"?,
+"spans"?: [[start, end]]}}`` (``writer`` and ``evidence`` optional; the record must be in the
+state) → the gate decision (C-37), e.g.
+``{"outcome": "SOURCE_ADMIT", "reason": null, "detail": {"unit_id": 4}, "log_seq": 9, ...,
+"kernel_version": 2}``; a unit the gate refuses is a decision too (``"outcome": "REJECT"``).
+``erase``: ``{"unit_id": 4, "reason": "withdrawn"}`` → what the erase did (evicted cache
+entries, the kernel change); an id that is not an active kernel unit is answered 404.
+Without a configured state both answer 503 ``not_configured`` (after the token check).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from cotaudit.service.core import ServiceError
+
+CERTIFY_DB_ENV = "COTAUDIT_CERTIFY_DB"
+WRITERS = ("deploy", "operator", "grounder")
+_LOCK = threading.Lock()
+
+
+def _state_path() -> str:
+    path = os.environ.get(CERTIFY_DB_ENV) or ""
+    if not path:
+        raise ServiceError(
+            503, "not_configured", "no certify state is served (start the service with --certify-db PATH)"
+        )
+    if not Path(path).is_file():
+        raise ServiceError(
+            503,
+            "not_configured",
+            f"the certify state {path} does not exist "
+            "(create it with: cotaudit certify admit --db PATH FILE.kb)",
+        )
+    return path
+
+
+def _open(path: str) -> Any:
+    try:
+        from cotaudit.certify.state import CertState
+    except ModuleNotFoundError as exc:
+        raise ServiceError(501, "not_implemented", f"the certify engine is not available: {exc}") from None
+    from cotaudit.certify.errors import CertifyError
+
+    try:
+        return CertState.open(path)
+    except CertifyError as exc:
+        raise ServiceError(503, "not_configured", f"cannot open the certify state: {exc}") from None
+
+
+def _text(body: Mapping[str, Any], key: str, default: str | None = None) -> str:
+    value = body.get(key, default)
+    if not isinstance(value, str) or (default is None and not value.strip()):
+        raise ValueError(
+            f"'{key}' must be a non-empty string" if default is None else f"'{key}' must be a string"
+        )
+    return value
+
+
+def admit(body: Mapping[str, Any]) -> dict[str, Any]:
+    """Admit one unit at kernel scope (certify C-55 ``admit``); the gate's decision comes back."""
+    unit = _text(body, "unit")
+    writer = _text(body, "writer", "deploy")
+    if writer not in WRITERS:
+        raise ValueError(f"'writer' must be one of {', '.join(WRITERS)}")
+    evidence = _evidence(body.get("evidence"))
+    with _LOCK:
+        state = _open(_state_path())
+        try:
+            found = None
+            if evidence is not None:
+                from cotaudit.certify.kbfile import locate
+                from cotaudit.certify.sources import Evidence
+
+                record_id, spans, quote = evidence
+                record = state.records.record(record_id)
+                found = locate(Evidence(record_id, spans, quote), {record_id: record} if record else {})
+            decision = state.admit(unit, found, writer)
+            return {**decision.to_json(), "kernel_version": state.version}
+        finally:
+            state.close()
+
+
+def _evidence(value: Any) -> tuple[str, tuple[tuple[int, int], ...], str | None] | None:
+    """``{"record": ID, "quote"?: TEXT, "spans"?: [[start, end], ...]}`` checked, or ``None``."""
+    if value is None:
+        return None
+    if not isinstance(value, Mapping) or not isinstance(value.get("record"), str) or not value["record"]:
+        raise ValueError("'evidence' must be an object with a 'record' id")
+    quote = value.get("quote")
+    if quote is not None and not isinstance(quote, str):
+        raise ValueError("'evidence.quote' must be a string")
+    raw_spans = value.get("spans", [])
+    spans: list[tuple[int, int]] = []
+    if not isinstance(raw_spans, list):
+        raise ValueError("'evidence.spans' must be a list of [start, end] pairs")
+    for span in raw_spans:
+        ok = isinstance(span, list) and len(span) == 2
+        if not ok or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in span):
+            raise ValueError("'evidence.spans' must be a list of [start, end] pairs")
+        spans.append((span[0], span[1]))
+    return value["record"], tuple(spans), quote
+
+
+def erase(body: Mapping[str, Any]) -> dict[str, Any]:
+    """Erase an active kernel unit (certify C-55 ``erase``): cache evicted, kernel rescanned."""
+    unit_id = body.get("unit_id")
+    if not isinstance(unit_id, int) or isinstance(unit_id, bool):
+        raise ValueError("'unit_id' must be an integer")
+    reason = _text(body, "reason", "")
+    with _LOCK:
+        state = _open(_state_path())
+        from cotaudit.certify.errors import StoreError
+
+        try:
+            result: dict[str, Any] = state.erase(unit_id, reason)
+        except StoreError as exc:
+            raise ServiceError(404, "not_found", str(exc)) from None
+        finally:
+            state.close()
+    return result

@@ -1,0 +1,139 @@
+"""The service's settings — where it listens, who may call it, how much it will take — and its
+engine endpoints.
+
+Every limit exists so that no request can hang the service or take it down: a body larger
+than ``max_body_bytes`` is refused before it is parsed, a list longer than ``max_batch_items``
+(or ``max_reward_items``) is refused, every item runs in a worker process that is killed at
+``item_timeout`` seconds, a request still waiting at ``request_timeout`` is answered 504, and
+more than ``max_backlog`` items queued at once are answered 503 with ``Retry-After``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+TOKEN_ENV = "COTAUDIT_API_TOKEN"
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def default_workers() -> int:
+    """One worker per core, at most four (each is a process with its engines loaded)."""
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    """``token`` ``None`` leaves the read endpoints open; write endpoints then refuse."""
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    token: str | None = None
+    workers: int = 1
+    max_body_bytes: int = 1 << 20
+    max_batch_items: int = 256
+    max_reward_items: int = 1024
+    item_timeout: float = 10.0
+    request_timeout: float = 60.0
+    max_backlog: int = 4096
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> ServiceConfig:
+        """Defaults, then ``COTAUDIT_API_TOKEN`` from ``env`` (the process environment), then
+        ``overrides`` (command-line flags; ``None`` values are ignored)."""
+        env = os.environ if env is None else env
+        token = env.get(TOKEN_ENV) or None
+        values = {k: v for k, v in overrides.items() if v is not None}
+        return cls(**{"token": token, "workers": default_workers(), **values})  # type: ignore[arg-type]
+
+    @property
+    def loopback(self) -> bool:
+        return self.host in LOOPBACK_HOSTS or self.host.startswith("127.")
+
+
+# --------------------------------------------------------------------------- engine endpoints
+#
+# ``POST /v1/<engine>/<name>``, one registration line each. An engine that needs more than
+# ``check`` (certify's ``admit`` and ``erase`` change its store) registers a handler:
+# ``"module:function"`` (imported on first call) taking the JSON body as a dict and returning a
+# JSON-able dict. ``write=True`` marks an endpoint that changes state: it always needs the bearer
+# token, and is refused outright when the service has no token set. A handler may raise
+# ``ValueError`` (answered 400) or ``KeyError`` (404); ``entry_point=None`` declares an endpoint
+# whose engine has not shipped the handler yet (answered 501, after the token check).
+
+
+Handler = Callable[[Mapping[str, Any]], Mapping[str, Any]]
+
+
+class EngineRoute(NamedTuple):
+    """One engine endpoint: ``POST /v1/<engine>/<name>``."""
+
+    engine: str
+    name: str
+    entry_point: str | Handler | None
+    write: bool
+    summary: str
+
+    @property
+    def path(self) -> str:
+        return f"/v1/{self.engine}/{self.name}"
+
+
+_ROUTES: dict[tuple[str, str], EngineRoute] = {}
+
+
+def register_route(
+    engine: str, name: str, entry_point: str | Handler | None, *, write: bool = False, summary: str = ""
+) -> EngineRoute:
+    """Register (or replace) ``POST /v1/<engine>/<name>``; call before the app is created."""
+    for part in (engine, name):
+        if not part or not part.replace("_", "").replace("-", "").isalnum():
+            raise ValueError(f"route parts must be alphanumeric, got {part!r}")
+    if isinstance(entry_point, str) and entry_point.count(":") != 1:
+        raise ValueError(f"entry point must be 'module:function', got {entry_point!r}")
+    route = EngineRoute(engine, name, entry_point, write, summary or f"{engine} {name}")
+    _ROUTES[(engine, name)] = route
+    return route
+
+
+def unregister_route(engine: str, name: str) -> None:
+    _ROUTES.pop((engine, name), None)
+
+
+def routes() -> tuple[EngineRoute, ...]:
+    """Every registered engine endpoint, sorted by path."""
+    return tuple(sorted(_ROUTES.values(), key=lambda r: r.path))
+
+
+def resolve(route: EngineRoute) -> Handler | None:
+    """The handler of ``route`` (``None`` while its engine has not shipped one)."""
+    entry = route.entry_point
+    if entry is None or callable(entry):
+        return entry
+    module_name, _, attr = entry.partition(":")
+    try:
+        fn = getattr(importlib.import_module(module_name), attr, None)
+    except ModuleNotFoundError:
+        return None
+    return fn if callable(fn) else None
+
+
+# certify's state-changing transitions (shared/spec/certify.md C-55) on the state named by
+# --certify-db: always behind the token (cotaudit.service.certify_routes).
+register_route(
+    "certify",
+    "admit",
+    "cotaudit.service.certify_routes:admit",
+    write=True,
+    summary="admit a unit into the certify kernel",
+)
+register_route(
+    "certify",
+    "erase",
+    "cotaudit.service.certify_routes:erase",
+    write=True,
+    summary="erase a unit from the certify kernel",
+)

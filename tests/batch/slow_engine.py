@@ -1,0 +1,107 @@
+"""A test engine whose items take time, hang, crash or kill their worker, on request.
+
+Per line of the text: ``SLEEP s`` sleeps ``s`` seconds; ``HANG`` sleeps forever; ``SPIN``
+burns the CPU forever; ``EXIT`` ends the worker process (``os._exit(3)``); ``CRASH`` raises.
+``BAD`` anywhere makes the verdict ``fail``. Subprocess tests run the CLI through
+:data:`LAUNCHER`, which loads this file, registers the engine (with ``planned``, an engine that
+is known but not implemented, and a write endpoint for the service) and calls
+``cotaudit.cli.main``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from cotaudit import api
+from cotaudit.report import Finding, InputRef, Location, Report
+
+HERE = Path(__file__).resolve()
+
+
+def slow_check(text: str, *, path: str | None = None, item_id: str | None = None) -> Report:
+    for line in text.split("\n"):
+        word = line.strip()
+        if word.startswith("SLEEP "):
+            time.sleep(float(word.split()[1]))
+        elif word == "HANG":
+            while True:
+                time.sleep(0.05)
+        elif word == "SPIN":
+            while True:
+                pass
+        elif word == "EXIT":
+            os._exit(3)
+        elif word == "CRASH":
+            raise RuntimeError("slow engine crashed")
+    findings = tuple(
+        Finding("SLOW_E001", "error", Location(line=n), "BAD line", {"column": line.find("BAD") + 1})
+        for n, line in enumerate(text.split("\n"), start=1)
+        if "BAD" in line
+    )
+    return Report(
+        engine="slow",
+        engine_version="slow/1",
+        input=InputRef.for_text(text, path, item_id),
+        verdict="fail" if findings else "pass",
+        findings=findings,
+    )
+
+
+def echo(body: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A write endpoint for the service tests: echoes the body, or refuses ``{"bad": ...}``."""
+    if "bad" in body:
+        raise ValueError("bad body")
+    return {"echo": dict(body)}
+
+
+def register() -> None:
+    api.register_engine("slow", slow_check, (".slow",))
+    # a known engine with no implementation, whatever real engines this checkout has
+    api.register_engine("planned", None, (".planned",))
+    from cotaudit.service.config import register_route
+
+    register_route("slow", "echo", echo, write=True, summary="echo (test)")
+
+
+LAUNCHER = (
+    "import importlib.util, sys\n"
+    f"spec = importlib.util.spec_from_file_location('cotaudit_test_slow_engine', {str(HERE)!r})\n"
+    "mod = importlib.util.module_from_spec(spec)\n"
+    "spec.loader.exec_module(mod)\n"
+    "mod.register()\n"
+    "from cotaudit.cli import main\n"
+    "sys.exit(main(sys.argv[1:]))\n"
+)
+
+
+def write_items(path: Path, texts: list[str], *, engine: str = "slow", prefix: str = "i") -> list[str]:
+    """A JSONL file with one item per text; returns the ids."""
+    import json
+
+    ids = [f"{prefix}{n:04d}" for n in range(len(texts))]
+    with path.open("w", encoding="utf-8") as fh:
+        for item_id, text in zip(ids, texts, strict=True):
+            fh.write(json.dumps({"id": item_id, "engine": engine, "text": text}) + "\n")
+    return ids
+
+
+def processes_mentioning(token: str) -> list[int]:
+    """Pids of live processes whose command line contains ``token`` (Linux /proc)."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+            state = next(
+                (ln for ln in (proc / "status").read_text().splitlines() if ln.startswith("State:")), ""
+            )
+        except OSError:
+            continue
+        if token in cmdline and "Z" not in state.split()[1:2]:
+            pids.append(int(proc.name))
+    return pids

@@ -1,0 +1,117 @@
+"""The real server on loopback: ``cotaudit serve`` in a fresh process on a free port.
+
+The process runs the CLI through the slow test engine's launcher (so items can sleep, hang or
+kill their worker, and a write endpoint exists), binds 127.0.0.1, and is stopped with SIGTERM
+at the end; the fixture checks it stopped cleanly and left no worker behind.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from batch.slow_engine import LAUNCHER, processes_mentioning
+
+httpx = pytest.importorskip("httpx", reason="the 'dev' extra is not installed")
+pytest.importorskip("fastapi", reason="the 'service' extra is not installed")
+
+TOKEN = "s3cret-token-for-tests"
+
+
+@dataclass
+class Server:
+    url: str
+    process: subprocess.Popen[bytes]
+    token: str | None
+    marker: str
+
+    def client(self, **kw: object) -> httpx.Client:
+        return httpx.Client(base_url=self.url, timeout=60.0, **kw)  # type: ignore[arg-type]
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_server(tmp: Path, *args: str, token: str | None = None) -> Server:
+    env = {k: v for k, v in os.environ.items() if k not in ("COTAUDIT_API_TOKEN", "COTAUDIT_DEBUG")}
+    if token is not None:
+        env["COTAUDIT_API_TOKEN"] = token
+    for _ in range(3):
+        port = free_port()
+        marker = f"--request-timeout=45.{port}"  # a flag value no other process has: finds ours
+        log = (tmp / f"server-{port}.log").open("wb")
+        cmd = [sys.executable, "-c", LAUNCHER, "serve", "--port", str(port), marker, *args]
+        proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=tmp)
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                if httpx.get(url + "/v1/health", timeout=2).status_code == 200:
+                    return Server(url, proc, token, marker)
+            except httpx.TransportError:
+                pass
+            time.sleep(0.1)
+        stop_server(Server(url, proc, token, marker), check=False)
+    raise RuntimeError(f"the server did not start; see {tmp}")
+
+
+def stop_server(server: Server, *, check: bool = True) -> None:
+    if server.process.poll() is None:
+        server.process.send_signal(signal.SIGTERM)
+    try:
+        code = server.process.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        server.process.kill()
+        code = server.process.wait(timeout=10)
+    if check:
+        assert code == 0, f"the server exited with {code}"
+        deadline = time.monotonic() + 15
+        while processes_mentioning(server.marker):
+            assert time.monotonic() < deadline, f"left behind: {processes_mentioning(server.marker)}"
+            time.sleep(0.1)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """An open server (no token) with two workers and a 2 s item limit."""
+    srv = start_server(tmp_path_factory.mktemp("srv"), "--workers", "2", "--item-timeout", "2")
+    yield srv
+    stop_server(srv)
+
+
+def make_certify_state(path: Path) -> Path:
+    """A certify state holding the kernel of examples/certify/legal_prelim.kb (units 1-3)."""
+    kb = Path(__file__).resolve().parents[2] / "examples" / "certify" / "legal_prelim.kb"
+    env = {k: v for k, v in os.environ.items() if k != "COTAUDIT_DEBUG"}
+    done = subprocess.run(
+        [sys.executable, "-m", "cotaudit", "certify", "admit", "--db", str(path), str(kb)],
+        env=env, capture_output=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr.decode()
+    return path
+
+
+@pytest.fixture(scope="module")
+def locked_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A server with COTAUDIT_API_TOKEN set, one worker, small limits, a certify state."""
+    tmp = tmp_path_factory.mktemp("locked")
+    state = make_certify_state(tmp / "certify.sqlite")
+    srv = start_server(
+        tmp,
+        "--workers", "1", "--max-body", "4096", "--max-batch", "3", "--certify-db", str(state),
+        token=TOKEN,
+    )  # fmt: skip
+    yield srv
+    stop_server(srv)
