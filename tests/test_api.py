@@ -23,6 +23,14 @@ from cotaudit.errors import (
 )
 from cotaudit.report import InputRef, Report
 
+
+@pytest.fixture(autouse=True)
+def _unavailable_engine(fake_engine: str) -> None:
+    """A made-up engine that is known but not implemented (``.ng.json``): the example of an
+    unavailable engine now that vericot exists. conftest's ``fake_engine`` undoes it."""
+    api.register_engine("nextgen", None, (".ng.json",))
+
+
 # --------------------------------------------------------------------------- registry and detection
 
 
@@ -32,6 +40,7 @@ from cotaudit.report import InputRef, Report
         ("janet.te", "te"),
         ("dir/x.t6", "type6"),
         ("a.vcot.json", "vericot"),
+        ("a.ng.json", "nextgen"),
         ("kb/rules.kb", "certify"),
         ("q.cert.json", "certify"),
         ("x.fake", "fake"),
@@ -52,7 +61,8 @@ def test_builtin_registry() -> None:
     assert specs["te"].entry_point == "cotaudit.te:check" and specs["te"].extensions == (".te",)
     assert specs["vericot"].extensions == (".vcot.json",)
     assert specs["certify"].extensions == (".kb", ".cert.json")
-    assert not specs["vericot"].implemented
+    assert specs["vericot"].implemented
+    assert not specs["nextgen"].implemented
     assert [s.name for s in api.engines()] == sorted(specs)
 
 
@@ -84,8 +94,8 @@ def test_unknown_and_unavailable_engines() -> None:
     with pytest.raises(UnknownEngine, match="unknown engine 'nope'"):
         api.check("x", engine="nope")
     with pytest.raises(EngineUnavailable) as info:
-        api.check("x", engine="vericot")
-    assert str(info.value) == "engine 'vericot' is not available in this version of cotaudit"
+        api.check("x", engine="nextgen")
+    assert str(info.value) == "engine 'nextgen' is not available in this version of cotaudit"
     assert isinstance(info.value, CotauditError) and info.value.exit_code == 2
 
 
@@ -226,10 +236,10 @@ def test_check_file_unreadable(tmp_path: Path) -> None:
 
 
 def test_check_file_unavailable_engine(tmp_path: Path) -> None:
-    f = tmp_path / "x.vcot.json"
+    f = tmp_path / "x.ng.json"
     f.write_text("x", encoding="utf-8")
     with pytest.raises(
-        EngineUnavailable, match="engine 'vericot' is not available in this version of cotaudit"
+        EngineUnavailable, match="engine 'nextgen' is not available in this version of cotaudit"
     ):
         api.check_file(f)
 
@@ -242,7 +252,7 @@ JSONL = """\
 {"id": "noengine", "text": "BAD"}
 this is not json
 [1, 2]
-{"id": "t6", "engine": "vericot", "text": "x"}
+{"id": "t6", "engine": "nextgen", "text": "x"}
 {"id": "zz", "engine": "zz", "text": "x"}
 {"id": "notext", "engine": "fake", "text": 3}
 {"id": ["x"], "engine": "fake", "text": "x"}
@@ -262,7 +272,7 @@ def test_jsonl_items(tmp_path: Path) -> None:
         ("noengine", "unknown", "invalid", "line 5: no 'engine' field (give --engine)"),
         ("line-6", "unknown", "invalid", "line 6: not JSON (Expecting value)"),
         ("line-7", "unknown", "invalid", "line 7: not a JSON object"),
-        ("t6", "vericot", "invalid", "line 8: engine 'vericot' is not available in this version of cotaudit"),
+        ("t6", "nextgen", "invalid", "line 8: engine 'nextgen' is not available in this version of cotaudit"),
         ("zz", "zz", "invalid", got[7][3]),
         ("notext", "fake", "invalid", "line 10: 'text' must be a string"),
         ("line-11", "fake", "invalid", "line 11: 'id' must be a string or an integer"),
@@ -281,11 +291,11 @@ def test_jsonl_items(tmp_path: Path) -> None:
 def test_jsonl_default_engine_fills_only_missing_fields(tmp_path: Path) -> None:
     f = tmp_path / "items.jsonl"
     f.write_text(
-        '{"id": "x", "text": "BAD"}\n{"id": "y", "engine": "vericot", "text": "BAD"}\n', encoding="utf-8"
+        '{"id": "x", "text": "BAD"}\n{"id": "y", "engine": "nextgen", "text": "BAD"}\n', encoding="utf-8"
     )
     x, y = api.check_file(f, engine="fake")
     assert (x.engine, x.verdict) == ("fake", "fail")
-    assert (y.engine, y.verdict) == ("vericot", "invalid")
+    assert (y.engine, y.verdict) == ("nextgen", "invalid")
 
 
 def test_iter_reports_reads_everything_first(tmp_path: Path) -> None:
@@ -306,7 +316,7 @@ def _tree(root: Path) -> None:
         "sub/deeper/c.fake": "WARN\n",
         "sub/d.fake": "UNSURE\n",
         "sub/notes.md": "BAD\n",
-        "sub/x.vcot.json": "x\n",
+        "sub/x.ng.json": "x\n",
         "sub/log.jsonl": '{"id": "z", "engine": "fake", "text": "BAD"}\n',
         ".hidden/e.fake": "BAD\n",
         "sub/.git/f.fake": "BAD\n",
@@ -334,9 +344,9 @@ def test_audit_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert [(s.path, s.kind) for s in result.skipped] == [
         ("sub/log.jsonl", "jsonl"),
         ("sub/notes.md", "unsupported"),
-        ("sub/x.vcot.json", "unavailable"),
+        ("sub/x.ng.json", "unavailable"),
     ]
-    assert result.skipped[2].reason == "engine 'vericot' is not available in this version of cotaudit"
+    assert result.skipped[2].reason == "engine 'nextgen' is not available in this version of cotaudit"
 
 
 def test_audit_explicit_files_and_dedupe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

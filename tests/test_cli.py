@@ -33,6 +33,13 @@ def _one_error_line(err: str) -> str:
     return lines[0]
 
 
+@pytest.fixture(autouse=True)
+def _unavailable_engine(fake_engine: str) -> None:
+    """A made-up engine that is known but not implemented (``.ng.json``): the example of an
+    unavailable engine now that vericot exists. conftest's ``fake_engine`` undoes it."""
+    api.register_engine("nextgen", None, (".ng.json",))
+
+
 @pytest.fixture
 def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     files = {
@@ -42,11 +49,11 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "crash.fake": "CRASH\n",
         "dep.fake": "NEEDZ3\n",
         "sub/deep/ok.fake": "fine\n",
-        "sub/skip.vcot.json": "x\n",
+        "sub/skip.ng.json": "x\n",
         "sub/README.md": "hello\n",
         "items.jsonl": '{"id": "q1", "engine": "fake", "text": "fine"}\n{"id": "q2", "text": "BAD"}\n',
         "notes.md": "BAD\n",
-        "x.vcot.json": "x\n",
+        "x.ng.json": "x\n",
     }
     for rel, text in files.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -91,8 +98,8 @@ def test_exit_codes_0_and_1(
         (["check", "missing.fake"], "cotaudit: missing.fake: no such file"),
         (["check", "sub"], "cotaudit: sub: is a directory (use 'cotaudit audit' to check a tree)"),
         (["check", "latin.fake"], "cotaudit: latin.fake: not UTF-8 text (byte 0xe9 at offset 6)"),
-        (["check", "x.vcot.json"], "cotaudit: engine 'vericot' is not available in this version of cotaudit"),
-        (["check", "--engine", "vericot", "pass.fake"], None),
+        (["check", "x.ng.json"], "cotaudit: engine 'nextgen' is not available in this version of cotaudit"),
+        (["check", "--engine", "nextgen", "pass.fake"], None),
         (["check", "notes.md"], None),
         (["check", "-"], "cotaudit: reading stdin ('-') needs --engine"),
         (["check", "--engine", "fake", "-", "-"], "cotaudit: stdin ('-') can be given only once"),
@@ -126,10 +133,10 @@ def test_unknown_extension_message(tree: Path, capsys: pytest.CaptureFixture[str
 
 
 def test_audit_with_only_unsupported_files(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = _main(capsys, "audit", "x.vcot.json", "notes.md")
+    code, _, err = _main(capsys, "audit", "x.ng.json", "notes.md")
     assert code == 2
     assert _one_error_line(err) == (
-        "cotaudit: no supported files found in x.vcot.json notes.md"
+        "cotaudit: no supported files found in x.ng.json notes.md"
         " (skipped: 1 engine not available, 1 not a trace file)"
     )
 
@@ -258,8 +265,8 @@ def test_audit_text(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
         "fail.fake:2: FAKE_W001 line contains WARN\n"
         "crash.fake: invalid (internal error in engine 'fake': RuntimeError: fake engine crashed on line 1)\n"
         "latin.fake: invalid (not UTF-8 text (byte 0xe9 at offset 6))\n"
-        "sub/skip.vcot.json: skipped (engine 'vericot' is not available in this version of cotaudit)\n"
-        "x.vcot.json: skipped (engine 'vericot' is not available in this version of cotaudit)\n"
+        "sub/skip.ng.json: skipped (engine 'nextgen' is not available in this version of cotaudit)\n"
+        "x.ng.json: skipped (engine 'nextgen' is not available in this version of cotaudit)\n"
         "\n"
         "file              engine  verdict  errors  warnings  first            ms\n"
         "abstain.fake      fake    abstain       0         0  -                 -\n"
@@ -346,9 +353,11 @@ def test_closed_pipe_keeps_the_exit_code(tree: Path, fake_launcher: str) -> None
 def test_python_dash_m_without_fake_engine(tree: Path, run_cli: RunCli) -> None:
     proc = run_cli(["--version"], cwd=tree, fake=False)
     assert proc.returncode == 0 and proc.stdout.decode() == f"cotaudit {__version__}\n"
-    proc = run_cli(["check", "x.vcot.json"], cwd=tree, fake=False)
-    assert proc.returncode == 2
-    assert proc.stderr == b"cotaudit: engine 'vericot' is not available in this version of cotaudit\n"
+    (tree / "y.vcot.json").write_text("x\n", encoding="utf-8")
+    proc = run_cli(["check", "y.vcot.json"], cwd=tree, fake=False)  # the real vericot engine
+    assert proc.returncode == 1 and b"VC_E005" in proc.stdout
+    proc = run_cli(["check", "x.ng.json"], cwd=tree, fake=False)
+    assert proc.returncode == 2 and proc.stderr.startswith(b"cotaudit: x.ng.json: cannot tell the engine")
     proc = run_cli(["check", "pass.fake"], cwd=tree, fake=False)
     assert proc.returncode == 2 and proc.stderr.startswith(b"cotaudit: pass.fake: cannot tell the engine")
 

@@ -1,0 +1,219 @@
+"""The one module that imports z3 (conventions.md): a per-trace context, parsing, tagged
+assertions and the raw ``check`` call with a timeout and a watchdog (V-9, V-11 … V-15).
+
+Everything else in the engine handles Z3 terms as opaque values.
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+import re
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import z3  # type: ignore[import-untyped]
+from z3 import z3core
+
+Z3_VERSION = z3.get_version_string()
+WATCHDOG_GRACE_MS = 1000
+
+
+class Z3ParseError(ValueError):
+    """Z3 rejected a script; the message is Z3's own, without the ``(error "...")`` wrapping."""
+
+
+@dataclass(frozen=True, slots=True)
+class RawCheck:
+    """One ``check()``: result, Z3's reason for ``unknown``, the core (tag indices) and time."""
+
+    result: str
+    reason_unknown: str | None
+    core: tuple[int, ...]
+    ms: float
+
+
+class _Watchdog:
+    """One daemon thread that interrupts a context whose check overran its deadline."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._heap: list[tuple[float, int, Any]] = []
+        self._done: set[int] = set()
+        self._counter = 0
+        self._thread: threading.Thread | None = None
+
+    def arm(self, deadline: float, ctx: Any) -> int:
+        with self._cond:
+            self._counter += 1
+            token = self._counter
+            heapq.heappush(self._heap, (deadline, token, ctx))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="vericot-watchdog", daemon=True)
+                self._thread.start()
+            if self._heap[0][1] == token:  # only an earlier deadline needs to wake the thread
+                self._cond.notify()
+            return token
+
+    def disarm(self, token: int) -> bool:
+        """Forget ``token``; ``True`` if the watchdog already fired for it."""
+        with self._cond:
+            if token in self._done:
+                self._done.discard(token)
+                return True
+            self._done.add(-token)
+            return False
+
+    def _run(self) -> None:
+        with self._cond:
+            while True:
+                while self._heap and -self._heap[0][1] in self._done:
+                    _, token, _ = heapq.heappop(self._heap)
+                    self._done.discard(-token)
+                if not self._heap:
+                    self._cond.wait()
+                    continue
+                deadline, token, ctx = self._heap[0]
+                now = time.monotonic()
+                if now < deadline:
+                    self._cond.wait(deadline - now)
+                    continue
+                heapq.heappop(self._heap)
+                if -token in self._done:
+                    self._done.discard(-token)
+                    continue
+                self._done.add(token)
+                ctx.interrupt()
+
+
+_WATCHDOG = _Watchdog()
+
+
+def _reset_watchdog_in_child() -> None:
+    """A forked worker inherits the watchdog's state but not its thread: start afresh."""
+    global _WATCHDOG
+    _WATCHDOG = _Watchdog()
+
+
+os.register_at_fork(after_in_child=_reset_watchdog_in_child)
+_ERROR = re.compile(r'\(error "(?:line \d+ column \d+: )?(.*?)"\)', re.DOTALL)
+
+
+def _z3_message(exc: Exception) -> str:
+    raw = exc.args[0] if exc.args else str(exc)
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+    found = _ERROR.findall(text)
+    return " ".join(found[0].split()) if found else " ".join(text.split())
+
+
+class Z3Session:
+    """One context and one solver per trace (V-11). Tags are ``vc_t_<n>`` Booleans."""
+
+    def __init__(self, timeout_ms: int, rlimit: int | None = None) -> None:
+        self.ctx = z3.Context()
+        self.solver = z3.Solver(ctx=self.ctx)
+        self.timeout_ms = timeout_ms
+        self.solver.set("timeout", timeout_ms)
+        self.solver.set("random_seed", 0)
+        if rlimit is not None:
+            self.solver.set("rlimit", rlimit)
+        self._tags: list[Any] = []
+        self._tag_index: dict[int, int] = {}
+        self._current_timeout = timeout_ms
+        self._ref = self.ctx.ref()
+        self._sref = self.solver.solver
+
+    # ------------------------------------------------------------------ terms
+
+    def parse(self, script: str) -> list[Any]:
+        """The assertions of ``script`` (declarations plus asserts), or :class:`Z3ParseError`."""
+        try:
+            vec = z3.parse_smt2_string(script, ctx=self.ctx)
+        except z3.Z3Exception as exc:
+            raise Z3ParseError(_z3_message(exc)) from None
+        out = list(vec)
+        for e in out:
+            if not z3.is_bool(e):
+                raise Z3ParseError("invalid assert command, term is not Boolean")
+        return out
+
+    def conj(self, terms: list[Any]) -> Any:
+        return terms[0] if len(terms) == 1 else z3.And(*terms)
+
+    def neg(self, term: Any) -> Any:
+        return z3.Not(term)
+
+    def true(self) -> Any:
+        return z3.BoolVal(True, ctx=self.ctx)
+
+    # ------------------------------------------------------------------ tags
+
+    def new_tag(self, term: Any) -> int:
+        """Assert ``(=> vc_t_<n> term)`` once and return ``n`` (V-12)."""
+        n = len(self._tags)
+        tag = z3.Bool(f"vc_t_{n}", self.ctx)
+        self._tags.append(tag)
+        self._tag_index[tag.get_id()] = n
+        self.solver.add(z3.Implies(tag, term))
+        return n
+
+    # ------------------------------------------------------------------ checking
+
+    def check(self, tags: list[int], goal: Any | None, timeout_ms: int) -> RawCheck:
+        """``check(tags)`` with ``goal`` pushed on top; a timeout or an interrupt is ``unknown``.
+
+        Uses Z3's C API directly: the Python wrapper's argument casting cost more than the
+        solving on small KBs.
+        """
+        timeout_ms = max(1, min(timeout_ms, self.timeout_ms))
+        if timeout_ms != self._current_timeout:
+            self.solver.set("timeout", timeout_ms)
+            self._current_timeout = timeout_ms
+        ref, sref = self._ref, self._sref
+        n = len(tags)
+        arr = (z3.Ast * n)(*[self._tags[t].as_ast() for t in tags])
+        start = time.perf_counter()
+        token = _WATCHDOG.arm(time.monotonic() + (timeout_ms + WATCHDOG_GRACE_MS) / 1000.0, self.ctx)
+        pushed = goal is not None
+        fired = False
+        try:
+            if goal is not None:
+                z3core.Z3_solver_push(ref, sref)
+                z3core.Z3_solver_assert(ref, sref, goal.as_ast())
+            try:
+                res = z3core.Z3_solver_check_assumptions(ref, sref, n, arr)
+            except z3.Z3Exception as exc:  # an interrupt can surface as an exception
+                fired = _WATCHDOG.disarm(token)
+                token = 0
+                ms = (time.perf_counter() - start) * 1000.0
+                return RawCheck("unknown", "interrupted" if fired else _z3_message(exc), (), ms)
+            core: tuple[int, ...] = ()
+            if res == z3.Z3_L_FALSE:
+                vec = z3core.Z3_solver_get_unsat_core(ref, sref)
+                z3core.Z3_ast_vector_inc_ref(ref, vec)
+                try:
+                    size = z3core.Z3_ast_vector_size(ref, vec)
+                    ids = [
+                        z3core.Z3_get_ast_id(ref, z3core.Z3_ast_vector_get(ref, vec, k)) for k in range(size)
+                    ]
+                finally:
+                    z3core.Z3_ast_vector_dec_ref(ref, vec)
+                core = tuple(sorted(self._tag_index[i] for i in ids))
+            reason = None
+            if res == z3.Z3_L_UNDEF:
+                reason = z3core.Z3_solver_get_reason_unknown(ref, sref)
+        finally:
+            if pushed:
+                z3core.Z3_solver_pop(ref, sref, 1)
+            if token:
+                fired = _WATCHDOG.disarm(token)
+        ms = (time.perf_counter() - start) * 1000.0
+        if res == z3.Z3_L_FALSE:
+            return RawCheck("unsat", None, core, ms)
+        if res == z3.Z3_L_TRUE:
+            return RawCheck("sat", None, (), ms)
+        if fired:
+            reason = "interrupted"
+        return RawCheck("unknown", reason, (), ms)
