@@ -22,7 +22,7 @@ from cotaudit.te.gsm8k import (
 )
 from cotaudit.te.gsm8k_numbers import bare_equations, scan_question
 
-GSM8K_TEST = Path("/work/shared/data/gsm8k/test.jsonl")
+GSM8K_TEST = Path(__file__).resolve().parents[3] / "shared" / "data" / "gsm8k" / "test.jsonl"
 LINT = te.LintConfig(symbolic="inprocess")
 PLAIN = Style(checks=0, value_refs=0)  # the style of example T
 
