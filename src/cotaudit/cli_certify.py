@@ -85,6 +85,192 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--anchor", metavar="SEQ:HASH")
     p.set_defaults(handler=_cmd_verify_log)
 
+    p = subparsers.add_parser(
+        "replay-h5", help="the admission replay H5: injected target writes vs the barrier"
+    )
+    p.add_argument("--n-pos", type=int, default=120)
+    p.add_argument("--n-neg", type=int, default=120)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-variants", action="store_true", help="skip the intermediate-atom variant")
+    p.add_argument(
+        "--proofwriter",
+        metavar="FILE",
+        help="also inject question literals into this split's False/Unknown items",
+    )
+    p.add_argument(
+        "--pw-limit", type=int, default=120, help="ProofWriter items for that variant (default 120)"
+    )
+    p.add_argument("--json", dest="json_out", metavar="OUT", help="also write the report as JSON")
+    p.add_argument("-o", "--output", metavar="OUT", help="write the text table here (default: stdout)")
+    p.set_defaults(handler=_cmd_replay_h5)
+
+    ev = subparsers.add_parser("eval", help="evaluate the certify engine on a data set and write the tables")
+    add_eval_certify(ev.add_subparsers(dest="certify_eval", metavar="DATASET"))
+    ev.set_defaults(handler=_need_dataset)
+
+
+def add_eval_certify(datasets: Any) -> None:
+    """The data sets of ``cotaudit certify eval`` (and of ``cotaudit eval certify``, C-120)."""
+    p = datasets.add_parser("proofwriter", help="ProofWriter dev/test: C/W/A, kinds, depths, abstentions")
+    p.add_argument(
+        "--data", metavar="DIR", help="folder with dev.json and test.json (default: $COTAUDIT_DATA)"
+    )
+    p.add_argument("--split", action="append", choices=("dev", "test"), help="default: dev and test")
+    p.add_argument("--delta", type=int, action="append", help="depth budget(s) (default: 6 and 5)")
+    p.add_argument("--limit", type=int, help="only the first N items of each split")
+    p.add_argument("--json", dest="json_out", metavar="OUT", help="also write the report as JSON")
+    p.add_argument("-o", "--output", metavar="OUT", help="write the text table here (default: stdout)")
+    p.set_defaults(handler=_cmd_eval_proofwriter)
+
+    p = datasets.add_parser("legal", help="generated legal cases: certified serving vs the raw solver")
+    p.add_argument("--n-pos", type=int, default=120)
+    p.add_argument("--n-neg", type=int, default=120)
+    p.add_argument("--seed", type=int, default=0)
+    _report_options(p)
+    p.set_defaults(handler=_cmd_eval_legal)
+
+    p = datasets.add_parser(
+        "medcalc", help="MedCalc-Bench rows of calculators 2, 4, 5, 6, 7 from gold entities"
+    )
+    p.add_argument("--data", metavar="DIR", help="the medcalc folder (default: $COTAUDIT_DATA/medcalc)")
+    _report_options(p)
+    p.set_defaults(handler=_cmd_eval_medcalc)
+
+    p = datasets.add_parser("depdag", help="dependency-DAG tasks: certified answers vs BFS")
+    p.add_argument(
+        "--library", metavar="FILE", help="C-106 JSONL or a Metamath *_dag.json (default: ql_dag.json)"
+    )
+    p.add_argument("-n", type=int, default=200, help="tasks (default 200)")
+    p.add_argument("--seed", type=int, default=0)
+    _report_options(p)
+    p.set_defaults(handler=_cmd_eval_depdag)
+
+
+def _report_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", dest="json_out", metavar="OUT", help="also write the report as JSON")
+    p.add_argument("-o", "--output", metavar="OUT", help="write the text table here (default: stdout)")
+
+
+def _cmd_eval_legal(args: argparse.Namespace) -> int:
+    from cotaudit.certify.evalsets import eval_legal
+
+    if args.n_pos < 0 or args.n_neg < 0 or args.n_pos + args.n_neg > 100_000:
+        raise UsageError("--n-pos/--n-neg must be ≥ 0 with at most 100,000 items")
+    doc, text = eval_legal(args.n_pos, args.n_neg, args.seed)
+    _write_report(args, doc, text)
+    return 0 if doc["counts"][0]["W"] == 0 and not doc["recheck_failures"] else 1
+
+
+def _cmd_eval_medcalc(args: argparse.Namespace) -> int:
+    from cotaudit.certify.evalsets import eval_medcalc
+
+    folder = Path(args.data) if args.data else _data_dir() / "medcalc"
+    for name in ("one_shot_data_verified.csv", "test_data_v1.0.csv"):
+        if not (folder / name).is_file():
+            raise InputError(
+                str(folder / name), "MedCalc-Bench file not found (pass --data DIR or set COTAUDIT_DATA)"
+            )
+    try:
+        doc, text = eval_medcalc(folder)
+    except (KeyError, UnicodeDecodeError, ValueError) as exc:
+        raise InputError(str(folder), f"unreadable MedCalc-Bench CSV: {exc}") from None
+    _write_report(args, doc, text)
+    one = doc["verified_one_shot"]
+    return 0 if one["correct"] == one["rows"] else 1
+
+
+def _cmd_eval_depdag(args: argparse.Namespace) -> int:
+    from cotaudit.certify.adapters.depdag import load_library
+    from cotaudit.certify.evalsets import eval_depdag
+
+    path = Path(args.library) if args.library else _data_dir() / "proofdag" / "metamath" / "ql_dag.json"
+    if not path.is_file():
+        raise InputError(str(path), "library not found (pass --library FILE or set COTAUDIT_DATA)")
+    if not 1 <= args.n <= 100_000:
+        raise UsageError("-n must lie in 1..100,000")
+    try:
+        lib = load_library(path)
+    except (KeyError, TypeError, ValueError, UnicodeDecodeError) as exc:
+        raise InputError(str(path), f"not a library: {exc}") from None
+    doc, text = eval_depdag(lib, n=args.n, seed=args.seed, name=path.name)
+    _write_report(args, doc, text)
+    return 0 if doc["bfs_agreement"] == doc["tasks"] and not doc["recheck_failures"] else 1
+
+
+def _need_dataset(args: argparse.Namespace) -> int:
+    raise UsageError("name a data set: cotaudit certify eval {proofwriter,legal,medcalc,depdag}")
+
+
+def _data_dir() -> Path:
+    import os
+
+    env = os.environ.get("COTAUDIT_DATA")
+    return Path(env) if env else Path.cwd().parent / "shared" / "data"
+
+
+def _write_report(args: argparse.Namespace, doc: Any, text: str) -> None:
+    if args.json_out:  # sorted keys, fixed rounding: byte-identical across runs (C-93)
+        try:
+            body = json.dumps(doc, sort_keys=True, ensure_ascii=False, indent=1)
+            Path(args.json_out).write_text(body + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise InputError(args.json_out, exc.strerror or str(exc)) from None
+    if args.output:
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise InputError(args.output, exc.strerror or str(exc)) from None
+    else:
+        _out(text)
+
+
+def _cmd_replay_h5(args: argparse.Namespace) -> int:
+    from cotaudit.certify.adapters.legal import generate_items
+    from cotaudit.certify.replay import h5_report, replay_h5
+
+    if args.n_pos < 0 or args.n_neg < 0 or args.n_pos + args.n_neg > 100_000:
+        raise UsageError("--n-pos/--n-neg must be ≥ 0 with at most 100,000 items")
+    rows = replay_h5(generate_items(args.n_pos, args.n_neg, args.seed), variants=not args.no_variants)
+    if args.proofwriter:
+        from cotaudit.certify.pweval import load_items
+        from cotaudit.certify.replay import replay_proofwriter
+
+        try:
+            pw_items = load_items(args.proofwriter)
+        except (OSError, ValueError, UnicodeDecodeError) as exc:
+            raise InputError(args.proofwriter, str(exc).split(": ", 1)[-1]) from None
+        rows += replay_proofwriter(pw_items, max(0, args.pw_limit))
+    doc, text = h5_report(rows)
+    _write_report(args, doc, text)
+    by = {r.name: r for r in rows}
+    injected = [r for r in rows if r.name.startswith("barrier: in")]
+    ok = all(r.rejected == r.injected and r.wrong == 0 for r in injected) and by["barrier: clean"].wrong == 0
+    return 0 if ok else 1
+
+
+def _cmd_eval_proofwriter(args: argparse.Namespace) -> int:
+    from cotaudit.certify.pweval import load_items, pw_report, run_proofwriter
+
+    folder = Path(args.data) if args.data else _data_dir() / "logic" / "proofwriter"
+    runs = []
+    for split in args.split or ["dev", "test"]:
+        path = folder / f"{split}.json"
+        if not path.is_file():
+            raise InputError(str(path), "ProofWriter split not found (pass --data DIR or set COTAUDIT_DATA)")
+        try:
+            items = load_items(path)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise InputError(str(path), str(exc).split(": ", 1)[-1]) from None
+        if args.limit is not None:
+            items = items[: max(0, args.limit)]
+        for delta in args.delta or [6, 5]:
+            if not 0 <= delta <= 64:
+                raise UsageError("--delta must lie in 0..64")
+            runs.append(run_proofwriter(items, split, delta))
+    doc, text = pw_report(runs)
+    _write_report(args, doc, text)
+    return 0 if all(r.counts.wrong == 0 for r in runs) else 1
+
 
 def _db(p: argparse.ArgumentParser, must_exist: bool = True) -> None:
     p.add_argument("--db", required=True, metavar="STATE.sqlite", help="the state file")

@@ -47,11 +47,15 @@ def add_eval_command(sub: Any) -> None:
     te.set_defaults(handler=_cmd_eval_te)
     _add_te_emit(engines)
     _add_type6(engines)
+    from cotaudit.cli_certify import add_eval_certify
+
+    cert = engines.add_parser("certify", help="the certify engine on its data sets (C-120)")
+    add_eval_certify(cert.add_subparsers(dest="certify_eval", metavar="DATASET"))
     ev.set_defaults(handler=_need_engine)
 
 
 def _need_engine(args: argparse.Namespace) -> int:
-    raise UsageError("'cotaudit eval' needs an engine: te, te-emit, type6")
+    raise UsageError("'cotaudit eval' needs an engine: te, te-emit, type6, certify")
 
 
 def _cmd_eval_te(args: argparse.Namespace) -> int:

@@ -89,3 +89,81 @@ def _bmi(values: Sequence[Decimal]) -> CalcOutcome:
 
 
 register(Calculator("bmi", "1", 2, _bmi))
+
+
+# ---------------------------------------------------------------- the MedCalc calculators (C-104)
+def _q(value: Decimal) -> str:
+    return canonical_number(str(value.quantize(QUANTUM, context=CONTEXT)))
+
+
+def _positive(*values: Decimal) -> None:
+    if any(v <= 0 for v in values):
+        raise CalcDomainError("inputs must be positive")
+
+
+def _map(values: Sequence[Decimal]) -> CalcOutcome:
+    """MedCalc id 5: 2/3·DBP + 1/3·SBP."""
+    sbp, dbp = values
+    _positive(sbp, dbp)
+    two_thirds = CONTEXT.divide(Decimal(2), Decimal(3))
+    one_third = CONTEXT.divide(Decimal(1), Decimal(3))
+    out = CONTEXT.add(CONTEXT.multiply(two_thirds, dbp), CONTEXT.multiply(one_third, sbp))
+    return CalcOutcome(decimal_const(out), {})
+
+
+def _crcl(values: Sequence[Decimal]) -> CalcOutcome:
+    """MedCalc id 2 (Cockcroft-Gault with the adjusted-weight rule of the Verified reference)."""
+    age, female, weight, height, scr = values
+    _positive(weight, height, scr)
+    if female not in (0, 1) or age < 0:
+        raise CalcDomainError("female must be 0 or 1 and age ≥ 0")
+    metres = CONTEXT.divide(height, Decimal(100))
+    bmi = CONTEXT.divide(weight, CONTEXT.multiply(metres, metres))
+    base = Decimal("45.5") if female == 1 else Decimal(50)
+    inches_over = CONTEXT.subtract(CONTEXT.divide(height, Decimal("2.54")), Decimal(60))
+    ibw = CONTEXT.add(base, CONTEXT.multiply(Decimal("2.3"), inches_over))
+    if bmi < Decimal("18.5"):
+        klass, adjusted = "underweight", weight
+    elif bmi <= Decimal("24.9"):
+        klass, adjusted = "normal", min(ibw, weight)
+    else:
+        klass = "overweight"
+        adjusted = CONTEXT.add(ibw, CONTEXT.multiply(Decimal("0.4"), CONTEXT.subtract(weight, ibw)))
+    num = CONTEXT.multiply(CONTEXT.subtract(Decimal(140), age), adjusted)
+    if female == 1:
+        num = CONTEXT.multiply(num, Decimal("0.85"))
+    out = CONTEXT.divide(num, CONTEXT.multiply(Decimal(72), scr))
+    inter = {"bmi": _q(bmi), "weight_class": klass, "ibw": _q(ibw), "adjusted_weight": _q(adjusted)}
+    return CalcOutcome(decimal_const(out), inter)
+
+
+def _chads(values: Sequence[Decimal]) -> CalcOutcome:
+    """MedCalc id 4: CHA₂DS₂-VASc (booleans are 0/1)."""
+    age, female, chf, htn, stroke, tia, te, vasc, dm = values
+    if any(v not in (0, 1) for v in values[1:]) or age < 0:
+        raise CalcDomainError("criteria must be 0 or 1 and age ≥ 0")
+    points = {
+        "age": 2 if age >= 75 else 1 if age >= 65 else 0,
+        "sex": int(female),
+        "chf": int(chf),
+        "hypertension": int(htn),
+        "stroke_tia_thromboembolism": 2 if (stroke or tia or te) else 0,
+        "vascular_disease": int(vasc),
+        "diabetes": int(dm),
+    }
+    total = sum(points.values())
+    return CalcOutcome(Const("num", str(total)), {k: str(v) for k, v in sorted(points.items())})
+
+
+def _ca_corr(values: Sequence[Decimal]) -> CalcOutcome:
+    """MedCalc id 7: Ca + 0.8·(4.0 − albumin), mg/dL and g/dL."""
+    ca, alb = values
+    _positive(ca, alb)
+    out = CONTEXT.add(ca, CONTEXT.multiply(Decimal("0.8"), CONTEXT.subtract(Decimal("4.0"), alb)))
+    return CalcOutcome(decimal_const(out), {})
+
+
+register(Calculator("map", "1", 2, _map))
+register(Calculator("crcl", "1", 5, _crcl))
+register(Calculator("chads_vasc", "1", 9, _chads))
+register(Calculator("ca_corr", "1", 2, _ca_corr))

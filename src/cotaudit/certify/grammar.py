@@ -419,9 +419,17 @@ def parse_unit(text: str, limits: Limits = DEFAULT_LIMITS) -> Unit:
     return units[0]
 
 
-def parse_literal(text: str, limits: Limits = DEFAULT_LIMITS, *, skolem: bool = False) -> Literal:
+def parse_literal(
+    text: str, limits: Limits = DEFAULT_LIMITS, *, skolem: bool = False, fast: bool = True
+) -> Literal:
     """One literal, e.g. ``may_claim(p1,x1)`` or ``-kind(cat)``; ``skolem`` admits ``#sk0`` …
     (the kernel scan's constants, which appear in justification certificates only)."""
+    if fast and "[" not in text and "\n" not in text:
+        # a ground literal of symbols and numbers: the program parser's regex fast path
+        # (certificate rechecks parse every node's fact; lark made that the dominant cost)
+        fact = _fast_fact(text + ".", 1, limits, {})
+        if fact is not None:
+            return fact.lit
     lit: tuple[Literal, int, int] = _run(text, "literal", limits, skolem)
     return _number_anonymous(lit[0], {})
 

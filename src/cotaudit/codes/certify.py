@@ -4,7 +4,8 @@ The spec's reason codes (``PARSE_ERROR``, ``UNVERIFIABLE_EDGE``, ``DEPTH_BUDGET_
 are the engine's native words; each maps to one stable code here, and
 :mod:`cotaudit.certify.codemap` is the one place that does the mapping. Families: E001–E013 the
 source-mode gate (C-43), E014–E020 the derived-mode gate, E021–E033 the checks of ``recheck``
-(C-32, C-33, C-35), E034–E038 input and answers, W001–W008 abstentions and capped scans,
+(C-32, C-33, C-35), E034–E038 input and answers, W001–W008 abstentions and capped scans, W009–W012 serving
+(votes, agreement, grounder failures, the labelled fallback),
 I001–I003 certified answers, redundant units and rechecked certificates.
 """
 
@@ -273,4 +274,28 @@ CERTIFY: tuple[Code, ...] = (
         "A unit was certified but is redundant (a duplicate, or derivable from the kernel).",
     ),
     _c("CERTIFY_I003", "certificate-rechecked", "recheck", "A certificate rechecked against its kernel."),
+    _c(
+        "CERTIFY_W009",
+        "abstain-no-agreement",
+        "answer",
+        "Abstained: no fact set (or certified answer) was proposed by a strict majority of the k votes.",
+    ),
+    _c(
+        "CERTIFY_W010",
+        "abstain-all-votes-invalid",
+        "answer",
+        "Abstained: every grounding vote was a parse failure or an error.",
+    ),
+    _c(
+        "CERTIFY_W011",
+        "abstain-grounder-error",
+        "answer",
+        "Abstained: the grounder failed (an exception, e.g. the model backend was unreachable).",
+    ),
+    _c(
+        "CERTIFY_W012",
+        "uncertified-fallback",
+        "answer",
+        "After an abstention a fallback answered; that answer is UNCERTIFIED and carries no certificate.",
+    ),
 )
