@@ -112,10 +112,132 @@ def run_type6(client: LLMClient, record: bool) -> dict[str, Any]:
     return {k: report[k] for k in ("traces", "annotation", "methods", "agreement", "items", "calls")}
 
 
+# --------------------------------------------------------------------------- vericot
+
+VERICOT_EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "vericot"
+VERICOT_INPUTS = FIXTURES / "vericot.inputs.jsonl"  # not under a set directory: those hold cache entries only
+# The solver's per-step budget is a wall-clock deadline that also runs while a stage waits for
+# the model (minutes on one thread), so it is lifted here: otherwise the steps a slow recording
+# marks `budget_exhausted` would be decided in a fast replay.
+VERICOT_STEP_BUDGET_MS = 3_600_000
+
+# One case per LLM stage, each a derived copy of an examples/vericot trace:
+# (case, example file, steps kept, what is removed, config, per-trace call budget, max premises).
+VERICOT_CASES: tuple[tuple[str, str, int, str, dict[str, Any], int, int], ...] = (
+    (
+        "formalize_sara", "A_sara_valid.vcot.json", 2, "step_formulas",
+        {"formalizer": "llm", "premise_providers": ("pool",)}, 16, 6,
+    ),
+    (
+        "formalize_prontoqa", "F_prontoqa_1_chain.vcot.json", 3, "step_formulas",
+        {"formalizer": "llm", "premise_providers": ("pool",)}, 16, 6,
+    ),
+    (
+        "premises_sara", "C_sara_ungrounded.vcot.json", 4, "step_premises",
+        {"premise_providers": ("llm",), "judge": "llm"}, 20, 2,
+    ),
+    (
+        "judge_sara", "A_sara_valid.vcot.json", 4, "nothing",
+        {"premise_providers": ("input",), "judge": "llm"}, 16, 6,
+    ),
+)  # fmt: skip
+
+
+def _vericot_input(example: str, steps: int, remove: str) -> dict[str, Any]:
+    """The example trace cut to ``steps`` steps, minus what the LLM stage under test must supply."""
+    trace = json.loads((VERICOT_EXAMPLES / example).read_text(encoding="utf-8"))
+    trace["steps"] = trace["steps"][:steps]
+    kept = {s["id"] for s in trace["steps"]}
+    form = trace.get("formalization") or {}
+    form["steps"] = [sf for sf in form.get("steps", []) if sf["step_id"] in kept]
+    if remove == "step_formulas":
+        form["steps"] = []
+    elif remove == "step_premises":
+        for sf in form["steps"]:
+            sf.pop("premises", None)
+    trace["formalization"] = form
+    for key in ("answer", "gold_answer", "answer_options"):
+        trace.pop(key, None)
+    return trace
+
+
+def vericot_inputs(record: bool) -> dict[str, dict[str, Any]]:
+    if record:
+        rows = [
+            json.dumps({"case": case, "trace": _vericot_input(example, steps, remove)}, ensure_ascii=False)
+            for case, example, steps, remove, *_ in VERICOT_CASES
+        ]
+        VERICOT_INPUTS.write_text("".join(r + "\n" for r in rows), encoding="utf-8")
+    rows = [
+        json.loads(line) for line in VERICOT_INPUTS.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
+    return {row["case"]: row["trace"] for row in rows}
+
+
+def _short(text: str | None, n: int = 160) -> str | None:
+    return None if text is None else " ".join(text.split())[:n]
+
+
+def run_vericot(client: LLMClient, record: bool) -> dict[str, Any]:
+    """Formalisation (V-33), premise generation (V-34) and the LLM judge (V-35) on real answers."""
+    from cotaudit import vericot
+    from cotaudit.frontends.vericot_llm import VericotLLM
+    from cotaudit.vericot.config import VerifierConfig
+
+    tally: dict[str, dict[str, int]] = {}
+
+    class Tallied(VericotLLM):
+        """The real stages, counting per stage how many answers validated and how many re-asks."""
+
+        def call(self, stage: str, payload: Any, response: Any, budget: Any) -> tuple[Any, int]:
+            value, spent = super().call(stage, payload, response, budget)
+            t = tally.setdefault(stage, {"asked": 0, "valid": 0, "invalid": 0, "reasks": 0})
+            t["asked"] += 1
+            t["valid" if value is not None else "invalid"] += 1
+            t["reasks"] += spent - 1
+            return value, spent
+
+    inputs = vericot_inputs(record)
+    traces = []
+    for case, _example, _steps, _remove, options, budget, max_premises in VERICOT_CASES:
+        stages = Tallied(client, max_calls_per_trace=budget, max_premises=max_premises)
+        config = VerifierConfig(llm=stages, step_budget_ms=VERICOT_STEP_BUDGET_MS, **options)
+        report = vericot.verify(inputs[case], config=config)
+        steps = [
+            {
+                "step_id": s["step_id"],
+                "status": s["status"],
+                "path": s["path"],
+                "reason": s["reason"],
+                "detail": _short(s["detail"]),
+                "origin": (s.get("formula") or {}).get("origin"),
+                "smt": (s.get("formula") or {}).get("smt"),
+                "accepted": s["premises"]["accepted"] if s.get("premises") else [],
+                "rejected": s["premises"]["rejected"] if s.get("premises") else [],
+            }
+            for s in report.details["steps"]
+        ]
+        traces.append({"case": case, "id": inputs[case]["id"], "verdict": report.verdict, "steps": steps})
+    statuses: dict[str, int] = {}
+    for t in traces:
+        for s in t["steps"]:
+            statuses[s["status"]] = statuses.get(s["status"], 0) + 1
+    asked = sum(t["asked"] for t in tally.values())
+    valid = sum(t["valid"] for t in tally.values())
+    return {
+        "traces": traces,
+        "stages": dict(sorted(tally.items())),
+        "validity": {"answers": asked, "valid": valid, "reasks": sum(t["reasks"] for t in tally.values())},
+        "step_statuses": dict(sorted(statuses.items())),
+        "calls": client.log.summary(),
+    }
+
+
 SETS: dict[str, Callable[[LLMClient, bool], dict[str, Any]]] = {
     "te_emit": run_te_emit,
     "eval_te": run_eval_te,
     "type6": run_type6,
+    "vericot": run_vericot,
 }
 
 
