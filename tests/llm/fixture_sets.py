@@ -116,10 +116,6 @@ def run_type6(client: LLMClient, record: bool) -> dict[str, Any]:
 
 VERICOT_EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "vericot"
 VERICOT_INPUTS = FIXTURES / "vericot.inputs.jsonl"  # not under a set directory: those hold cache entries only
-# The solver's per-step budget is a wall-clock deadline that also runs while a stage waits for
-# the model (minutes on one thread), so it is lifted here: otherwise the steps a slow recording
-# marks `budget_exhausted` would be decided in a fast replay.
-VERICOT_STEP_BUDGET_MS = 3_600_000
 
 # One case per LLM stage, each a derived copy of an examples/vericot trace:
 # (case, example file, steps kept, what is removed, config, per-trace call budget, max premises).
@@ -201,7 +197,7 @@ def run_vericot(client: LLMClient, record: bool) -> dict[str, Any]:
     traces = []
     for case, _example, _steps, _remove, options, budget, max_premises in VERICOT_CASES:
         stages = Tallied(client, max_calls_per_trace=budget, max_premises=max_premises)
-        config = VerifierConfig(llm=stages, step_budget_ms=VERICOT_STEP_BUDGET_MS, **options)
+        config = VerifierConfig(llm=stages, **options)
         report = vericot.verify(inputs[case], config=config)
         steps = [
             {

@@ -106,6 +106,20 @@ def test_budget_near_miss() -> None:
     assert r.details["steps"][0]["status"] == "entailed"
 
 
+def test_the_step_budget_counts_solver_time_not_waiting() -> None:
+    # V-15: a total *solver* budget. Time spent elsewhere in the step (waiting for a language
+    # model) must not use it up; solver time must.
+    kb, _ = _kb()
+    kb.start_step(50)
+    time.sleep(0.12)
+    rec = kb.sat([])
+    assert rec.result == "sat" and not kb.budget_exhausted
+    kb.step_ms = 60.0  # as if the step's checks had already spent 60 ms
+    rec = kb.sat([])
+    assert (rec.result, rec.reason_unknown) == ("unknown", "budget_exhausted") and kb.budget_exhausted
+    kb.end_step()
+
+
 def test_unknown_is_never_entailed_or_refuted() -> None:
     kb, v = _kb(timeout_ms=150)
     e = kb.add_entry("p4r", "premise", "commonsense", "r", "r", _term(kb, v, P4R))

@@ -7,7 +7,6 @@ themselves live in :mod:`cotaudit.vericot.smt`.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,7 +66,7 @@ class KBSession:
         self.by_tag: list[Entry] = []
         self.active: list[str] = []  # KB, in commit order
         self._active_set: set[str] = set()
-        self._deadline: float | None = None
+        self._budget_ms: float | None = None
         self.budget_exhausted = False
         self.step_ms = 0.0
 
@@ -97,17 +96,19 @@ class KBSession:
     # ------------------------------------------------------------------ budget
 
     def start_step(self, budget_ms: int) -> None:
-        self._deadline = time.monotonic() + budget_ms / 1000.0
+        # V-15 is a *solver* budget: what the step's checks have spent, not wall-clock time, so
+        # that waiting for a language model (formalisation, premises, judge) does not use it up.
+        self._budget_ms = float(budget_ms)
         self.budget_exhausted = False
         self.step_ms = 0.0
 
     def end_step(self) -> None:
-        self._deadline = None
+        self._budget_ms = None
 
     def _remaining_ms(self) -> int | None:
-        if self._deadline is None:
+        if self._budget_ms is None:
             return None
-        return int((self._deadline - time.monotonic()) * 1000.0)
+        return int(self._budget_ms - self.step_ms)
 
     # ------------------------------------------------------------------ checks
 
