@@ -253,44 +253,62 @@ def parse_jsonl_items(text: str, *, path: str | None, engine: str | None = None)
     """
     items: list[InputItem] = []
     for lineno, raw in enumerate(text.split("\n"), start=1):
-        if not raw.strip():
-            continue
-        item_id = f"line-{lineno}"
-        name = engine or "unknown"
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            items.append(InputItem(name, raw, path, item_id, f"line {lineno}: not JSON ({exc.msg})"))
-            continue
-        if not isinstance(obj, dict):
-            items.append(InputItem(name, raw, path, item_id, f"line {lineno}: not a JSON object"))
-            continue
-        error: str | None = None
-        raw_id = obj.get("id")
-        if isinstance(raw_id, str):
-            item_id = raw_id
-        elif isinstance(raw_id, int) and not isinstance(raw_id, bool):
-            item_id = str(raw_id)
-        elif raw_id is not None:
-            error = f"line {lineno}: 'id' must be a string or an integer"
-        raw_engine = obj.get("engine")
-        if isinstance(raw_engine, str):
-            name = raw_engine
-        elif raw_engine is not None:
-            error = error or f"line {lineno}: 'engine' must be a string"
-        elif engine is None:
-            error = error or f"line {lineno}: no 'engine' field (give --engine)"
-        item_text = obj.get("text")
-        if not isinstance(item_text, str):
-            error = error or f"line {lineno}: 'text' must be a string"
-            item_text = raw
-        if error is None:
-            try:
-                get_engine(name)
-            except (UnknownEngine, EngineUnavailable) as exc:
-                error = f"line {lineno}: {exc}"
-        items.append(InputItem(name, item_text, path, item_id, error))
+        if raw.strip():
+            items.append(parse_jsonl_line(raw, lineno, path=path, engine=engine))
     return items
+
+
+def _engine_problem(name: str) -> str | None:
+    try:
+        get_engine(name)
+    except (UnknownEngine, EngineUnavailable) as exc:
+        return str(exc)
+    return None
+
+
+def parse_jsonl_line(
+    raw: str,
+    lineno: int,
+    *,
+    path: str | None,
+    engine: str | None = None,
+    engine_problem: Callable[[str], str | None] = _engine_problem,
+) -> InputItem:
+    """One JSONL line as an item (``error`` set when it cannot be one; see
+    :func:`parse_jsonl_items`). ``engine_problem(name)`` says why an engine cannot run, or
+    ``None`` (batch runs pass a memoising one)."""
+    item_id = f"line-{lineno}"
+    name = engine or "unknown"
+    try:
+        obj = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        return InputItem(name, raw, path, item_id, f"line {lineno}: not JSON ({exc.msg})")
+    if not isinstance(obj, dict):
+        return InputItem(name, raw, path, item_id, f"line {lineno}: not a JSON object")
+    error: str | None = None
+    raw_id = obj.get("id")
+    if isinstance(raw_id, str):
+        item_id = raw_id
+    elif isinstance(raw_id, int) and not isinstance(raw_id, bool):
+        item_id = str(raw_id)
+    elif raw_id is not None:
+        error = f"line {lineno}: 'id' must be a string or an integer"
+    raw_engine = obj.get("engine")
+    if isinstance(raw_engine, str):
+        name = raw_engine
+    elif raw_engine is not None:
+        error = error or f"line {lineno}: 'engine' must be a string"
+    elif engine is None:
+        error = error or f"line {lineno}: no 'engine' field (give --engine)"
+    item_text = obj.get("text")
+    if not isinstance(item_text, str):
+        error = error or f"line {lineno}: 'text' must be a string"
+        item_text = raw
+    if error is None:
+        problem = engine_problem(name)
+        if problem is not None:
+            error = f"line {lineno}: {problem}"
+    return InputItem(name, item_text, path, item_id, error)
 
 
 # --------------------------------------------------------------------------- running engines

@@ -11,7 +11,6 @@ line with that id becomes an ``invalid`` item named ``<id>@line-N`` that says so
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -71,42 +70,17 @@ def parse_line(
     raw: bytes, lineno: int, *, path: str, engine: str | None, engines: _EngineCheck
 ) -> api.InputItem:
     """One JSONL line as an item (``error`` set when the line cannot be an item)."""
-    item_id = f"line-{lineno}"
-    name = engine or "unknown"
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return api.InputItem(name, "", path, item_id, f"line {lineno}: not UTF-8 text (offset {exc.start})")
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return api.InputItem(name, text, path, item_id, f"line {lineno}: not JSON ({exc.msg})")
-    if not isinstance(obj, dict):
-        return api.InputItem(name, text, path, item_id, f"line {lineno}: not a JSON object")
-    error: str | None = None
-    raw_id = obj.get("id")
-    if isinstance(raw_id, str):
-        item_id = raw_id
-    elif isinstance(raw_id, int) and not isinstance(raw_id, bool):
-        item_id = str(raw_id)
-    elif raw_id is not None:
-        error = f"line {lineno}: 'id' must be a string or an integer"
-    raw_engine = obj.get("engine")
-    if isinstance(raw_engine, str):
-        name = raw_engine
-    elif raw_engine is not None:
-        error = error or f"line {lineno}: 'engine' must be a string"
-    elif engine is None:
-        error = error or f"line {lineno}: no 'engine' field (give --engine)"
-    item_text = obj.get("text")
-    if not isinstance(item_text, str):
-        error = error or f"line {lineno}: 'text' must be a string"
-        item_text = text
-    if error is None:
-        problem = engines.problem(name)
-        if problem is not None:
-            error = f"line {lineno}: {problem}"
-    return api.InputItem(name, item_text, path, item_id, error)
+        return api.InputItem(
+            engine or "unknown",
+            "",
+            path,
+            f"line-{lineno}",
+            f"line {lineno}: not UTF-8 text (offset {exc.start})",
+        )
+    return api.parse_jsonl_line(text, lineno, path=path, engine=engine, engine_problem=engines.problem)
 
 
 def iter_items(path: str | os.PathLike[str], engine: str | None = None) -> Iterator[api.InputItem]:
