@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from cotaudit.cli_io import read_text as _read
 from cotaudit.errors import InputError, UsageError
 
 
@@ -275,19 +276,6 @@ def _cmd_eval_proofwriter(args: argparse.Namespace) -> int:
 def _db(p: argparse.ArgumentParser, must_exist: bool = True) -> None:
     p.add_argument("--db", required=True, metavar="STATE.sqlite", help="the state file")
     p.set_defaults(db_must_exist=must_exist)
-
-
-def _read(path: str) -> str:
-    try:
-        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
-    except OSError as exc:
-        raise InputError(path, exc.strerror or str(exc)) from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(
-            path, f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
-        ) from None
 
 
 def _out(text: str) -> None:

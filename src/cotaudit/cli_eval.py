@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
+from cotaudit.cli_io import emit as _write
 from cotaudit.cli_llm import add_llm_options, llm_client, optional_llm_client
 from cotaudit.errors import InputError, UsageError
 
@@ -102,17 +102,6 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, tuple | set):
         return list(value)
     return str(value)
-
-
-def _write(text: str, output: str | None) -> None:
-    if output in (None, "-"):
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    try:
-        Path(output).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
 
 
 def _llm_section(report: dict[str, Any]) -> str:

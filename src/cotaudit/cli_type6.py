@@ -19,6 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from cotaudit.cli_io import emit as _emit
+from cotaudit.cli_io import read_text as _read
 from cotaudit.cli_llm import add_type6_annotate
 from cotaudit.errors import InputError, UsageError
 
@@ -73,30 +75,6 @@ def _config(args: argparse.Namespace) -> Any:
         if getattr(args, name, None) is not None
     }
     return make_config(None, options)
-
-
-def _read(path: str) -> str:
-    try:
-        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
-    except OSError as exc:
-        raise InputError(path, exc.strerror or str(exc)) from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(
-            path, f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
-        ) from None
-
-
-def _emit(text: str, output: str | None) -> None:
-    if output in (None, "-"):
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    try:
-        Path(output).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
 
 
 def _load(path: str, config: Any) -> Any:

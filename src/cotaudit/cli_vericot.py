@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from cotaudit.cli_io import emit as _emit
 from cotaudit.errors import InputError, UsageError
 
 
@@ -117,17 +118,6 @@ def _data(fn: Any, *a: Any, **kw: Any) -> Any:
         return fn(*a, **kw)
     except DataMissing as exc:
         raise InputError("data", str(exc)) from None
-
-
-def _emit(text: str, output: str | None) -> None:
-    if output in (None, "-"):
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    try:
-        Path(output).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
 
 
 def _cmd_formalize(args: argparse.Namespace) -> int:
