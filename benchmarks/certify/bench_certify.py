@@ -28,6 +28,7 @@ from cotaudit.certify.engine import EvalLimits, evaluate
 from cotaudit.certify.grammar import Limits, parse_program
 from cotaudit.certify.kernel import essential, kernel_scan, order_sensitivity
 from cotaudit.certify.redundancy import fractions
+from cotaudit.certify.workloads import lib15k
 
 BIG = Limits(max_bytes=1 << 26, max_units=10_000_000)
 NO_LIMIT = EvalLimits(max_facts=50_000_000, timeout_s=3600)
@@ -54,27 +55,6 @@ def ownership(seed: int = 0) -> list[tuple[str, ...]]:
     F += sorted(("located", f"c{j}", f"k{r.randrange(500)}") for j in r.sample(range(50001), 9950))
     F += [("embargoed", f"k{k}") for k in sorted(r.sample(range(500), 50))]
     return F
-
-
-def lib15k(seed: int = 0) -> list[str]:
-    r = random.Random(seed)
-    U = ["[ax] derivable(X) :- axiom(X)."] + [f"[a{i}] axiom(t{i})." for i in range(2500)]
-    P: dict[int, list[int]] = {}
-
-    def body(ds: list[int]) -> str:
-        return ", ".join(f"derivable(t{d})" for d in ds)
-
-    for i in range(2500, 14000):
-        P[i] = sorted(r.sample(range(max(0, i - 400), i), r.randint(1, 4)))
-        U.append(f"[p{i}] derivable(t{i}) :- {body(P[i])}.")
-    for i in sorted(r.sample(range(2500, 14000), 500)):
-        extra = r.choice([d for d in range(max(0, i - 400), i) if d not in P[i]])
-        U.append(f"[w{i}] derivable(t{i}) :- {body(sorted(P[i] + [extra]))}.")
-    cand = [i for i in range(2500, 14000) if any(d >= 2500 for d in P[i])]
-    for i in sorted(r.sample(cand, 499)):
-        d = max(x for x in P[i] if x >= 2500)
-        U.append(f"[c{i}] derivable(t{i}) :- {body(sorted(set(P[i]) - {d} | set(P[d])))}.")
-    return U
 
 
 def lib(n_units: int, seed: int = 0) -> list[str]:

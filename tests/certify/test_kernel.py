@@ -15,6 +15,7 @@ from cotaudit.certify.kernel import essential, kernel_scan, order_key, order_sen
 from cotaudit.certify.oracle import Answer, Gamma, compute_ranks, derivable
 from cotaudit.certify.redundancy import fractions, rederivation_table, sensitivity, verdict, wilson
 from cotaudit.certify.syntax import Fact, Rule
+from cotaudit.certify.workloads import lib15k
 
 
 def sources(text: str) -> list[Source]:
@@ -215,27 +216,6 @@ def test_oracle_agrees_with_the_bottom_up_definition(text: str, k: int | None) -
 
 
 # ---------------------------------------------------------------------- C-113 check values
-
-
-def lib15k(seed: int = 0) -> list[str]:
-    r = random.Random(seed)
-    U = ["[ax] derivable(X) :- axiom(X)."] + [f"[a{i}] axiom(t{i})." for i in range(2500)]
-    P: dict[int, list[int]] = {}
-
-    def body(ds: list[int]) -> str:
-        return ", ".join(f"derivable(t{d})" for d in ds)
-
-    for i in range(2500, 14000):
-        P[i] = sorted(r.sample(range(max(0, i - 400), i), r.randint(1, 4)))
-        U.append(f"[p{i}] derivable(t{i}) :- {body(P[i])}.")
-    for i in sorted(r.sample(range(2500, 14000), 500)):
-        extra = r.choice([d for d in range(max(0, i - 400), i) if d not in P[i]])
-        U.append(f"[w{i}] derivable(t{i}) :- {body(sorted(P[i] + [extra]))}.")
-    cand = [i for i in range(2500, 14000) if any(d >= 2500 for d in P[i])]
-    for i in sorted(r.sample(cand, 499)):
-        d = max(x for x in P[i] if x >= 2500)
-        U.append(f"[c{i}] derivable(t{i}) :- {body(sorted(set(P[i]) - {d} | set(P[d])))}.")
-    return U
 
 
 @pytest.mark.slow
