@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from cotaudit.cli_io import read_text as _read
+from cotaudit.cli_llm import add_llm_options
 from cotaudit.errors import InputError, UsageError
 
 
@@ -146,10 +147,59 @@ def add_eval_certify(datasets: Any) -> None:
     _report_options(p)
     p.set_defaults(handler=_cmd_eval_depdag)
 
+    p = datasets.add_parser(
+        "contractnli",
+        help="ContractNLI: agreement only vs agreement + source recheck over the same model votes",
+    )
+    p.add_argument(
+        "--data", metavar="DIR", help="the contractnli folder (default: $COTAUDIT_DATA/contractnli)"
+    )
+    p.add_argument("--split", choices=("dev", "test"), default="dev", help="default: dev")
+    p.add_argument("--documents", type=int, metavar="N", help="only the first N documents")
+    p.add_argument(
+        "--doc", action="append", default=[], metavar="ID", help="only this document id (repeatable)"
+    )
+    p.add_argument("--clauses", type=int, default=12, help="clauses shown to the model per pair (0 = all)")
+    p.add_argument("--temperature", type=float, default=0.7, help="sampling temperature of the votes")
+    add_llm_options(p)
+    _report_options(p)
+    p.set_defaults(handler=_cmd_eval_contractnli)
+
 
 def _report_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", dest="json_out", metavar="OUT", help="also write the report as JSON")
     p.add_argument("-o", "--output", metavar="OUT", help="write the text table here (default: stdout)")
+
+
+def _cmd_eval_contractnli(args: argparse.Namespace) -> int:
+    from cotaudit.certify.adapters.contractnli import ContractNLIError
+    from cotaudit.cli_llm import optional_llm_client
+    from cotaudit.eval.certify_contractnli import evaluate
+
+    folder = Path(args.data) if args.data else _data_dir() / "contractnli"
+    path = folder / f"{args.split}.json"
+    if not path.is_file():
+        raise InputError(str(path), "ContractNLI split not found (pass --data DIR or set COTAUDIT_DATA)")
+    if args.documents is not None and args.documents < 1:
+        raise UsageError("--documents must be ≥ 1")
+    if not 0.0 <= args.temperature <= 2.0:
+        raise UsageError("--temperature must lie in 0..2")
+    client, reason = optional_llm_client(args)  # no model: the gold row only, model rows "not run"
+    try:
+        doc, text = evaluate(
+            path,
+            client=client,
+            not_configured=reason,
+            documents=args.documents,
+            doc_ids=args.doc,
+            clauses=args.clauses,
+            temperature=args.temperature,
+        )
+    except ContractNLIError as exc:
+        raise InputError(str(path), str(exc)) from None
+    _write_report(args, doc, text)
+    gold = doc["counts"][0]
+    return 0 if gold["W"] == 0 and gold["A"] == 0 and not any(doc["recheck_failures"].values()) else 1
 
 
 def _cmd_eval_legal(args: argparse.Namespace) -> int:

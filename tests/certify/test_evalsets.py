@@ -84,6 +84,10 @@ def test_eval_medcalc_command(tmp_path: Path) -> None:
     doc = json.loads(out.read_text(encoding="utf-8"))
     assert doc["verified_one_shot"]["correct"] == doc["verified_one_shot"]["rows"] == 5
     assert all(mm["cause"] != "unexplained" for mm in doc["v1_0"]["mismatches"])
+    v1 = doc["v1_0"]
+    assert v1["agree_with_corrected_labels_where_they_exist"] == v1["rows"] == 99
+    notes = doc["hand_written_notes"]
+    assert notes["certified_correct"] == notes["notes"] == 25 and not doc["recheck_failures"]
     assert main(["certify", "eval", "medcalc", "--data", str(tmp_path)]) == 2
 
 

@@ -178,3 +178,32 @@ def test_eval_type6_bad_input_is_one_line(tmp_path: Path, capsys: pytest.Capture
     assert main(["eval", "type6", str(bad)]) == 2
     err = capsys.readouterr().err
     assert f"{bad}:2" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_eval_certify_contractnli_replays_end_to_end(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Grounding votes and the source recheck (issue 6) through the command, in replay mode."""
+    import shutil
+
+    from llm.fixture_sets import CNLI_CLAUSES, CNLI_SPLIT
+
+    shutil.copy(CNLI_SPLIT, tmp_path / "dev.json")
+    out = tmp_path / "r.json"
+    code = main(
+        [
+            "eval", "certify", "contractnli", "--data", str(tmp_path), "--clauses", str(CNLI_CLAUSES),
+            "--llm-mode", "replay", "--llm-cache", str(FIXTURES / "certify_cnli"), "--llm-model", MODEL,
+            "--json", str(out),
+        ]
+    )  # fmt: skip
+    text = capsys.readouterr().out
+    assert code == 0
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    policies = [c["policy"] for c in doc["counts"]]
+    assert policies == [
+        "gold spans (k=2)", "solver_1vote", "agreement_only", "agreement+match", "agreement+match+recheck"
+    ]  # fmt: skip
+    assert all(c["N"] == doc["pairs"] == 34 for c in doc["counts"])
+    assert doc["calls"]["backend_calls"] == 0 and "not run" not in text and MODEL in text
+    assert "agreement+match+recheck vs agreement+match: withholds" in text

@@ -229,11 +229,44 @@ def run_vericot(client: LLMClient, record: bool) -> dict[str, Any]:
     }
 
 
+# --------------------------------------------------------------------------- certify ContractNLI
+
+CNLI_SPLIT = FIXTURES / "certify_cnli.split.json"  # the two documents, copied at record time
+CNLI_DOCS = ("456", "71")  # the two shortest dev documents (2,270 and 3,312 characters)
+CNLI_CLAUSES = 8
+
+
+def cnli_split(record: bool) -> Path:
+    if record:
+        data = json.loads((_data_dir() / "contractnli" / "dev.json").read_text(encoding="utf-8"))
+        docs = [d for d in data["documents"] if str(d["id"]) in CNLI_DOCS]
+        mini = {
+            "source": "ContractNLI dev.json (Koreeda & Manning 2021), CC BY 4.0; two documents copied "
+            "for the replay test, see ../shared/data/contractnli/README.md",
+            "documents": docs,
+            "labels": data["labels"],
+        }
+        CNLI_SPLIT.write_text(
+            json.dumps(mini, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
+    return CNLI_SPLIT
+
+
+def run_certify_cnli(client: LLMClient, record: bool) -> dict[str, Any]:
+    """Grounding votes (C-75) and the source recheck (C-77) on two real dev documents."""
+    from cotaudit.eval.certify_contractnli import evaluate
+
+    doc, _text = evaluate(cnli_split(record), client=client, clauses=CNLI_CLAUSES)
+    doc["model"] = doc["model"]["model"]  # not the cache mode: record and replay differ there
+    return doc
+
+
 SETS: dict[str, Callable[[LLMClient, bool], dict[str, Any]]] = {
     "te_emit": run_te_emit,
     "eval_te": run_eval_te,
     "type6": run_type6,
     "vericot": run_vericot,
+    "certify_cnli": run_certify_cnli,
 }
 
 

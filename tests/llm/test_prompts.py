@@ -17,6 +17,8 @@ EXPECTED = {
     "type6_label": {"context", "statement"},
     "type6_verify": {"problems", "annotation"},
     "type6_judge": {"trace"},
+    "certify_cnli_ground": {"hypothesis", "clauses"},
+    "certify_cnli_recheck": {"check"},
 }
 
 

@@ -158,10 +158,14 @@ def eval_medcalc(folder: Path) -> tuple[dict[str, Any], str]:
         )
     failures = recheck_all(state)
     state.close()
+    notes = _served_notes()
+    failures += notes.pop("recheck_failures")
+    fixed = sum(1 for mm in mismatches if mm["cause"] == "v1.0 label fixed by the corrected labels")
     doc: dict[str, Any] = {
         "format": "cotaudit.certify.eval.medcalc/1",
         "caveat": CAVEAT,
-        "policy": "agreement_only (gold entity maps carry no quotes: no source checker ran)",
+        "policy": "CSV rows: agreement_only (their gold entity maps carry no quotes, so no source "
+        "checker ran); hand-written notes: native with the source check",
         "verified_one_shot": {
             "rows": len(one),
             "correct": sum(o["correct"] for o in one_out),
@@ -171,22 +175,57 @@ def eval_medcalc(folder: Path) -> tuple[dict[str, Any], str]:
             "rows": len(v1),
             "agree": agree,
             "rate": round(agree / len(v1), 6) if v1 else None,
+            "agree_with_corrected_labels_where_they_exist": agree + fixed,
             "mismatches": mismatches,
         },
+        "hand_written_notes": notes,
         "recheck_failures": failures,
     }
     lines = [
         "MedCalc-Bench, calculators 2, 4, 5, 6, 7 (certify.md C-104, C-105), gold entities → certified value",
         f"Verified one-shot rows: {doc['verified_one_shot']['correct']}/{len(one)} reproduce the gold answer",
-        f"v1.0 test rows: {agree}/{len(v1)} within the v1.0 limits",
+        f"v1.0 test rows: {agree}/{len(v1)} within the v1.0 limits; {agree + fixed}/{len(v1)} counting the "
+        "physician-corrected label where it replaces the v1.0 one",
     ]
     for mm in mismatches:
         lines.append(
             f"  row {mm['row']} (calc {mm['calculator']}): ours {mm['answer']}, v1.0 {mm['gold_v1']}, "
             f"corrected {mm['gold_corrected']} → {mm['cause']}"
         )
-    lines += [f"recheck failures: {len(failures)}", "", doc["policy"], CAVEAT]
+    lines.append(
+        f"hand-written notes (C-105), native policy k=2, source check {notes['source_check']}: "
+        f"{notes['certified_correct']}/{notes['notes']} certified with the hand-computed answer"
+    )
+    for bad in notes["not_correct"]:
+        lines.append(f"  note {bad['id']}: {bad['outcome']} (answer {bad['answer']}, gold {bad['gold']})")
+    lines += [f"recheck failures: {len(failures)}", "", doc["policy"], medcalc.LIMITATION, CAVEAT]
     return doc, "\n".join(lines) + "\n"
+
+
+def _served_notes() -> dict[str, Any]:
+    """The 25 hand-written notes served with their gold votes and evidence quotes under the
+    native policy: the calculators' source-checked path (C-103), not just their arithmetic."""
+    state = medcalc.calc_state(clock=_clock)
+    items = medcalc.load_notes()
+    bad = []
+    ok = 0
+    for n in items:
+        vote = {"entities": n["entities"], "evidence": n["evidence"]}
+        r = medcalc.serve_note(state, f"note-{n['id']}", int(n["calculator"]), n["note"], [vote, vote])
+        if r.status is ServeStatus.CERTIFIED and r.answer == n["answer"]:
+            ok += 1
+        else:
+            why = r.abstain_reason.value if r.abstain_reason is not None else r.status.value
+            bad.append({"id": n["id"], "outcome": why, "answer": r.answer, "gold": n["answer"]})
+    failures = recheck_all(state)
+    state.close()
+    return {
+        "notes": len(items),
+        "certified_correct": ok,
+        "not_correct": bad,
+        "source_check": "all_of(schema/1, medcalc-span/1)",
+        "recheck_failures": failures,
+    }
 
 
 def _premises(t: depdag.Task) -> Callable[[QueryInput], list[ProposedFact]]:

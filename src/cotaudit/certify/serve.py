@@ -105,6 +105,8 @@ class Agreement:
     supporters: list[int]
     reason: AbstainReason | None = None
     detail: str = ""
+    # every supporting vote's facts in key order (the evidence ``evidence_policy: all`` checks)
+    support: list[list[ProposedFact]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -232,9 +234,39 @@ def agree(votes: Sequence[Vote], k: int) -> tuple[Agreement, list[VoteSummary]]:
             f"largest identical fact set has {sizes[0]} of {k} votes (strict majority needs {k // 2 + 1})"
         )
         return Agreement([], [], [], AbstainReason.NO_AGREEMENT, detail), summaries
-    first = parsed[best[1][0]]
-    assert first is not None
-    return Agreement(first[1], list(best[0]), best[1]), summaries
+    support = [p[1] for i in best[1] if (p := parsed[i]) is not None]
+    return Agreement(support[0], list(best[0]), best[1], support=support), summaries
+
+
+def _other_evidence(state: CertState, agreement: Agreement) -> str | None:
+    """``evidence_policy: all`` (C-76): the evidence of every agreeing vote after the first must
+    also pass the query-scope source check (the first vote's evidence goes through the gate in
+    S2). Returns why one does not, or None. Identical evidence is checked once."""
+    from cotaudit.certify.sources import run_checker
+
+    def ident(f: ProposedFact) -> tuple[str, str | None]:
+        return f.literal, None if f.evidence is None else f.evidence.sha256
+
+    seen = {ident(f) for f in agreement.facts}
+    for vote, facts in zip(agreement.supporters[1:], agreement.support[1:], strict=True):
+        for f in facts:
+            if ident(f) in seen:
+                continue
+            seen.add(ident(f))
+            unit = parse_proposal(f.literal)
+            if not isinstance(unit, Fact):
+                continue  # the gate rejects non-facts in S2 anyway
+            try:
+                checker = state.checkers.resolve(state.config.checkers.choice(unit, "query"))
+            except KeyError as exc:
+                return f"vote {vote}: {exc.args[0]}"
+            r = run_checker(
+                checker, unit, f.evidence or Evidence(None), state.records, state.interface,
+                state.config.checker_timeout_s,
+            )  # fmt: skip
+            if r.verdict != "SUPPORTED":
+                return f"vote {vote}'s evidence for {f.literal}: {r.verdict} ({r.reason})"
+    return None
 
 
 def _grounded(
@@ -326,18 +358,25 @@ def serve(
                 facts = [(f.literal, f.evidence) for f in agreement.facts]
                 old = _with_policy_checkers(state, pol)
                 try:
-                    qr = run_query(
-                        state,
-                        q.target,
-                        facts=facts,
-                        query_id=q.query_id,
-                        answer_space=q.answer_space,
-                        delta=delta,
-                        on_reject=on_reject,
-                    )
+                    why = _other_evidence(state, agreement) if state.config.evidence_policy == "all" else None
+                    qr = None
+                    if why is None:
+                        qr = run_query(
+                            state,
+                            q.target,
+                            facts=facts,
+                            query_id=q.query_id,
+                            answer_space=q.answer_space,
+                            delta=delta,
+                            on_reject=on_reject,
+                        )
                 finally:
                     state.config = old
-                result = _from_query(qr, pol.name, summaries, agreement, {})
+                if qr is None:
+                    result = _abstained(q, state, pol.name, AbstainReason.SOURCE_CHECK_FAILED, str(why))
+                    result.votes, result.agreement = summaries, agreement
+                else:
+                    result = _from_query(qr, pol.name, summaries, agreement, {})
             result.timings["ground"] = ground_s
             result.tokens_total = sum(v.tokens for v in votes)
         result.timings["serve"] = time.perf_counter() - t0
