@@ -12,13 +12,14 @@ from typing import Any
 import pytest
 
 from cotaudit.certify.adapters import medcalc as m
+from cotaudit.certify.adapters import medcalc_evidence as mev
 from cotaudit.certify.serving import AbstainReason, AnswerKind, ServeStatus
 from cotaudit.certify.sources import Evidence, MemoryRecords, SourceRecord
 from cotaudit.certify.syntax import Const, Fact, Literal
 
 from .support import assert_rechecks
 
-NOTES = m.load_notes()
+NOTES = mev.load_notes()
 BY_ID = {n["id"]: n for n in NOTES}
 NEAR = [(n["id"], i) for n in NOTES for i in range(len(n["near_misses"]))]
 SOURCE_CHECK = "all_of(schema/1,medcalc-span/1)"
@@ -212,7 +213,7 @@ def test_boundary_notes_sit_on_their_boundaries() -> None:
 def test_note_certified_under_native_policy(state: Any, nid: str) -> None:
     n = BY_ID[nid]
     vote = gold_vote(n)
-    r = m.serve_note(state, f"gold-{nid}", n["calculator"], n["note"], [vote, copy.deepcopy(vote)])
+    r = mev.serve_note(state, f"gold-{nid}", n["calculator"], n["note"], [vote, copy.deepcopy(vote)])
     assert (r.status, r.answer_kind, r.policy) == (ServeStatus.CERTIFIED, AnswerKind.COMPUTED, "native"), (
         r.abstain_reason,
         r.detail,
@@ -229,7 +230,7 @@ def test_note_certified_under_native_policy(state: Any, nid: str) -> None:
         assert d.record is not None
         assert (d.record["checker_id"], d.record["verdict"]) == (SOURCE_CHECK, "SUPPORTED")
         ev = d.record["evidence"]
-        assert ev["record_sha256"] == m.note_record(n["note"]).sha256
+        assert ev["record_sha256"] == mev.note_record(n["note"]).sha256
         if ev["spans"]:
             ((a, b),) = ev["spans"]
             assert n["note"][a:b] == ev["quote"]
@@ -248,7 +249,7 @@ def test_near_miss(state: Any, nid: str, i: int) -> None:
     n = BY_ID[nid]
     nm = n["near_misses"][i]
     vote = changed(n, nm["changes"])
-    r = m.serve_note(state, f"nm-{nid}-{i}", n["calculator"], n["note"], [vote, copy.deepcopy(vote)])
+    r = mev.serve_note(state, f"nm-{nid}-{i}", n["calculator"], n["note"], [vote, copy.deepcopy(vote)])
     assert outcome(r) == nm["expect"], r.detail
     if r.status is ServeStatus.CERTIFIED:
         # what the source check cannot see (C-20): a certified, wrong answer
@@ -257,7 +258,7 @@ def test_near_miss(state: Any, nid: str, i: int) -> None:
     else:
         assert r.answer is None and r.certificate is None
     if "with_gold" in nm:
-        r2 = m.serve_note(state, f"nmg-{nid}-{i}", n["calculator"], n["note"], [gold_vote(n), vote])
+        r2 = mev.serve_note(state, f"nmg-{nid}-{i}", n["calculator"], n["note"], [gold_vote(n), vote])
         assert outcome(r2) == nm["with_gold"]
         if r2.certificate is not None:
             assert_rechecks(r2.certificate, state, r2.overlay)
@@ -272,7 +273,7 @@ def test_quote_not_in_note_fails_the_source_check(state: Any) -> None:
     ):
         vote = gold_vote(n)
         vote["evidence"]["weight"] = spec
-        r = m.serve_note(state, f"notin-{spec.get('start')}", 6, n["note"], [vote, vote])
+        r = mev.serve_note(state, f"notin-{spec.get('start')}", 6, n["note"], [vote, vote])
         assert r.abstain_reason is AbstainReason.SOURCE_CHECK_FAILED, spec
         bad = [d for d in r.gate_decisions if d.outcome.value == "REJECT"]
         assert bad and bad[0].reason == "UNSUPPORTED_BY_SOURCE"
@@ -281,12 +282,12 @@ def test_quote_not_in_note_fails_the_source_check(state: Any) -> None:
 def test_number_in_quote_must_be_the_raw_value(state: Any) -> None:
     n = BY_ID["n2-01"]  # 154 lb: the fact says 69.9 kg, the quote must show 154
     vote = gold_vote(n)
-    r = m.serve_note(state, "raw-ok", 2, n["note"], [vote, vote])
+    r = mev.serve_note(state, "raw-ok", 2, n["note"], [vote, vote])
     assert r.status is ServeStatus.CERTIFIED and "f:weight(c1,69.9)" in r.agreement.keys
     assert_rechecks(r.certificate, state, r.overlay)
     vote["evidence"]["weight"] = {"quote": "Weight 154 lb", "start": 76, "end": 89}
     vote["entities"]["weight"] = [155, "lb"]  # 70.3 kg: in range, but not what the note says
-    r = m.serve_note(state, "raw-differs", 2, n["note"], [vote, vote])
+    r = mev.serve_note(state, "raw-differs", 2, n["note"], [vote, vote])
     assert r.abstain_reason is AbstainReason.SOURCE_CHECK_FAILED
     assert "155" in r.detail
 
@@ -295,7 +296,7 @@ def test_two_votes_disagreeing_on_one_attribute_abstain(state: Any) -> None:
     n = BY_ID["n5-03"]
     other = gold_vote(n)
     other["entities"]["dia_bp"] = [79, "mm Hg"]
-    r = m.serve_note(state, "disagree", 5, n["note"], [gold_vote(n), other])
+    r = mev.serve_note(state, "disagree", 5, n["note"], [gold_vote(n), other])
     assert r.abstain_reason is AbstainReason.NO_AGREEMENT and r.certificate is None
     assert r.votes[0].valid and r.votes[1].valid and r.votes[0].keys != r.votes[1].keys
 
@@ -304,7 +305,7 @@ def test_missing_required_number_abstains(state: Any) -> None:
     n = BY_ID["n2-05"]
     vote = gold_vote(n)
     del vote["entities"]["creatinine"], vote["evidence"]["creatinine"]
-    r = m.serve_note(state, "missing-scr", 2, n["note"], [vote, vote])
+    r = mev.serve_note(state, "missing-scr", 2, n["note"], [vote, vote])
     assert r.abstain_reason is AbstainReason.MISSING_ATTRIBUTE
 
 
@@ -313,27 +314,27 @@ def test_boolean_true_needs_a_quote(state: Any) -> None:
     for key in ("stroke", "diabetes", "hypertension"):
         vote = gold_vote(n)
         del vote["evidence"][key]
-        r = m.serve_note(state, f"noquote-{key}", 4, n["note"], [vote, vote])
+        r = mev.serve_note(state, f"noquote-{key}", 4, n["note"], [vote, vote])
         assert r.abstain_reason is AbstainReason.SOURCE_CHECK_FAILED, key
         assert "needs a quote" in r.detail
     # false needs none (the not-mentioned default), and an explicit false with a quote is checked
     n = BY_ID["n4-02"]
     vote = gold_vote(n)
     del vote["evidence"]["diabetes"]
-    r = m.serve_note(state, "false-noquote", 4, n["note"], [vote, vote])
+    r = mev.serve_note(state, "false-noquote", 4, n["note"], [vote, vote])
     assert r.answer == n["answer"]
     assert_rechecks(r.certificate, state, r.overlay)
     vote["evidence"]["diabetes"] = {"quote": "Denies diabetes mellitus"}
-    r = m.serve_note(state, "false-badquote", 4, n["note"], [vote, vote])
+    r = mev.serve_note(state, "false-badquote", 4, n["note"], [vote, vote])
     assert r.abstain_reason is AbstainReason.SOURCE_CHECK_FAILED
 
 
 def test_entity_maps_without_quotes_pass_only_without_a_source_check(state: Any) -> None:
     n = BY_ID["n6-03"]
     bare = {"entities": n["entities"]}
-    r = m.serve_note(state, "bare-native", 6, n["note"], [bare, bare])
+    r = mev.serve_note(state, "bare-native", 6, n["note"], [bare, bare])
     assert r.abstain_reason is AbstainReason.SOURCE_CHECK_FAILED
-    r = m.serve_note(state, "bare-agreement", 6, n["note"], [bare, bare], policy="agreement_only")
+    r = mev.serve_note(state, "bare-agreement", 6, n["note"], [bare, bare], policy="agreement_only")
     assert r.status is ServeStatus.CERTIFIED and r.answer == "25"
     admitted = [d for d in r.gate_decisions if d.outcome.value == "SOURCE_ADMIT"]
     assert {d.record["checker_id"] for d in admitted if d.record} == {"none/1"}
@@ -353,7 +354,7 @@ def test_malformed_evidence_is_an_invalid_vote(state: Any) -> None:
     ]
     for i, bad in enumerate(bads):
         vote = {"entities": n["entities"], "evidence": bad}
-        r = m.serve_note(state, f"malformed-{i}", 7, n["note"], [vote, vote])
+        r = mev.serve_note(state, f"malformed-{i}", 7, n["note"], [vote, vote])
         assert r.abstain_reason is AbstainReason.ALL_VOTES_INVALID, bad
 
 
@@ -369,7 +370,7 @@ def check(pred: str, value: str, quote: str | None, **extra: Any) -> Any:
     if quote is not None and quote in NOTE:
         at = NOTE.index(quote)
         spans = ((at, at + len(quote)),)
-    return m.NoteSpanChecker().check(Fact("u", lit), Evidence("n", spans, quote, extra), RECORDS, IFACE)
+    return mev.NoteSpanChecker().check(Fact("u", lit), Evidence("n", spans, quote, extra), RECORDS, IFACE)
 
 
 def test_checker_verdicts() -> None:
@@ -397,11 +398,11 @@ def test_checker_verdicts() -> None:
 
 
 def test_native_config_and_reopen_registry() -> None:
-    cfg = m.calc_config()
-    assert cfg.checkers.predicates["weight"] == ("schema/1", m.CHECKER_ID)
+    cfg = mev.calc_config()
+    assert cfg.checkers.predicates["weight"] == ("schema/1", mev.CHECKER_ID)
     assert set(cfg.checkers.predicates) == set(m.ATTRS)
-    assert m.CHECKER_ID in m.calc_checkers(cfg).ids()
-    assert "cannot tell what a quoted criterion means" in m.LIMITATION
+    assert mev.CHECKER_ID in mev.calc_checkers(cfg).ids()
+    assert "cannot tell what a quoted criterion means" in mev.LIMITATION
     s = m.calc_state()
     try:
         choice = s.config.checkers.choice(Fact("u", Literal("weight", False, ())), "query")

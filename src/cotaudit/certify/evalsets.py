@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from cotaudit.certify.adapters import depdag, legal, medcalc
+from cotaudit.certify.adapters import depdag, legal, medcalc, medcalc_evidence
 from cotaudit.certify.config import CertifyConfig
 from cotaudit.certify.history import recheck_all
 from cotaudit.certify.metrics import CAVEAT, count, cwa_table
@@ -198,7 +198,7 @@ def eval_medcalc(folder: Path) -> tuple[dict[str, Any], str]:
     )
     for bad in notes["not_correct"]:
         lines.append(f"  note {bad['id']}: {bad['outcome']} (answer {bad['answer']}, gold {bad['gold']})")
-    lines += [f"recheck failures: {len(failures)}", "", doc["policy"], medcalc.LIMITATION, CAVEAT]
+    lines += [f"recheck failures: {len(failures)}", "", doc["policy"], medcalc_evidence.LIMITATION, CAVEAT]
     return doc, "\n".join(lines) + "\n"
 
 
@@ -206,12 +206,13 @@ def _served_notes() -> dict[str, Any]:
     """The 25 hand-written notes served with their gold votes and evidence quotes under the
     native policy: the calculators' source-checked path (C-103), not just their arithmetic."""
     state = medcalc.calc_state(clock=_clock)
-    items = medcalc.load_notes()
+    items = medcalc_evidence.load_notes()
     bad = []
     ok = 0
     for n in items:
         vote = {"entities": n["entities"], "evidence": n["evidence"]}
-        r = medcalc.serve_note(state, f"note-{n['id']}", int(n["calculator"]), n["note"], [vote, vote])
+        qid, cid = f"note-{n['id']}", int(n["calculator"])
+        r = medcalc_evidence.serve_note(state, qid, cid, n["note"], [vote, vote])
         if r.status is ServeStatus.CERTIFIED and r.answer == n["answer"]:
             ok += 1
         else:
