@@ -308,3 +308,30 @@ def test_evidence_policy_all_checks_the_evidence_of_every_agreeing_vote(policy: 
     else:
         assert r.abstain_reason is AbstainReason.SOURCE_CHECK_FAILED and "vote 1" in r.detail
     assert _serve(pair, [good, _fact(pair, "Entailment", 0)], config=config).answer == "true"
+
+
+def test_withheld_counts_wrong_and_correct_answers_the_new_policy_holds_back() -> None:
+    from cotaudit.eval.certify_contractnli import _Row, _withheld
+
+    ps = [_pair("nda-11"), _pair("nda-17"), _pair("nda-1"), _pair("nda-3")]  # gold true, false, unknown, true
+    base, new = _Row("base"), _Row("new")
+    base.answers = {
+        ps[0].query_id: "true",
+        ps[1].query_id: "true",
+        ps[2].query_id: "unknown",
+        ps[3].query_id: None,
+    }
+    new.answers = {
+        ps[0].query_id: None,
+        ps[1].query_id: None,
+        ps[2].query_id: "unknown",
+        ps[3].query_id: "true",
+    }
+    got = _withheld(base, new, ps)
+    assert got == {
+        "wrong_withheld": 1,  # nda-17: base said true, gold false
+        "wrong_served_by_base": 1,
+        "correct_withheld": 1,  # nda-11
+        "correct_only_base": 1,
+        "correct_only_new": 1,  # nda-3: base abstained, new answered correctly
+    }

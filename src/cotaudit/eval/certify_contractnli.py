@@ -30,7 +30,15 @@ from cotaudit.certify.checkers import LIMITATIONS
 from cotaudit.certify.config import CertifyConfig
 from cotaudit.certify.history import recheck_all
 from cotaudit.certify.interface import Interface
-from cotaudit.certify.metrics import CAVEAT, Counts, break_even_ratio, count, cwa_table
+from cotaudit.certify.metrics import (
+    CAVEAT,
+    Counts,
+    break_even_ratio,
+    count,
+    cwa_table,
+    holm,
+    mcnemar_exact,
+)
 from cotaudit.certify.serve import serve
 from cotaudit.certify.sources import CheckerConfig
 from cotaudit.certify.votes import ParserGrounder, ProposedFact, QueryInput, Vote
@@ -158,8 +166,11 @@ def evaluate(
 
 def _withheld(base: _Row, new: _Row, pairs: Sequence[cnli.Pair]) -> dict[str, int]:
     """Answers ``base`` served that ``new`` withholds, split by whether they were correct."""
-    wrong = correct = 0
+    wrong = correct = only_base = only_new = 0
     for p in pairs:
+        ok_base, ok_new = base.answers.get(p.query_id) == p.gold, new.answers.get(p.query_id) == p.gold
+        only_base += ok_base and not ok_new
+        only_new += ok_new and not ok_base
         a, b = base.answers.get(p.query_id), new.answers.get(p.query_id)
         if a is not None and b is None:
             if a == p.gold:
@@ -167,7 +178,13 @@ def _withheld(base: _Row, new: _Row, pairs: Sequence[cnli.Pair]) -> dict[str, in
             else:
                 wrong += 1
     base_wrong = sum(1 for p in pairs if base.answers.get(p.query_id) not in (None, p.gold))
-    return {"wrong_withheld": wrong, "wrong_served_by_base": base_wrong, "correct_withheld": correct}
+    return {
+        "wrong_withheld": wrong,
+        "wrong_served_by_base": base_wrong,
+        "correct_withheld": correct,
+        "correct_only_base": only_base,
+        "correct_only_new": only_new,
+    }
 
 
 def _votes_summary(grounder: FixedVotes) -> dict[str, Any]:
@@ -235,7 +252,10 @@ def _report(
         w: dict[str, Any] = {"base": base, "new": new, **_withheld(rows[base], rows[new], pairs)}
         ratio = break_even_ratio(by_name[base], by_name[new])
         w["break_even_cw_over_ca"] = None if ratio is None else f"{ratio.numerator}/{ratio.denominator}"
+        w["mcnemar_p"] = round(mcnemar_exact(w["correct_only_base"], w["correct_only_new"]), 6)
         comparisons.append(w)
+    for w, adj in zip(comparisons, holm([w["mcnemar_p"] for w in comparisons]), strict=True):
+        w["mcnemar_p_holm"] = round(adj, 6)
     doc["withheld"] = comparisons
     doc["calls"] = {k: v for k, v in client.log.summary().items() if not k.startswith("latency")}
     return doc
@@ -266,7 +286,9 @@ def _text(doc: dict[str, Any], counts: list[Counts]) -> str:
             lines.append(
                 f"{w['new']} vs {w['base']}: withholds {w['wrong_withheld']}/{w['wrong_served_by_base']} "
                 f"wrong answers and {w['correct_withheld']} correct ones; "
-                f"break-even c_W/c_A = {w['break_even_cw_over_ca']}"
+                f"break-even c_W/c_A = {w['break_even_cw_over_ca']}; paired correctness "
+                f"{w['correct_only_base']}:{w['correct_only_new']}, McNemar p = {w['mcnemar_p']:.4g} "
+                f"(Holm {w['mcnemar_p_holm']:.4g})"
             )
     for name, reasons in doc["abstentions"].items():
         if reasons:
