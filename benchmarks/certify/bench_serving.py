@@ -38,6 +38,7 @@ def pct(xs: list[float], q: float) -> float:
 
 
 def c114(entries: int = 1000, hits: int = 10_000) -> None:
+    t_start = time.perf_counter()
     iface = simple_interface({"p": 1, "q": 1}, ["p"])
     # ρ = 0.25 so that four requests before a tick pass the threshold f_c = ρ·ln(3 + …) (C-61)
     state = CertState.open(":memory:", iface, CertifyConfig(half_life_ticks=1, rho=0.25))
@@ -52,7 +53,11 @@ def c114(entries: int = 1000, hits: int = 10_000) -> None:
     for i in range(entries):
         state.query(f"q(k{i})")
     cached = len(state.cache)
-    print(f"C-114 warm-up done: {cached} entries cached ({load()})", flush=True)
+    print(
+        f"C-114 warm-up done: {cached} entries cached in {time.perf_counter() - t_start:.1f} s "
+        f"({5 * entries} queries, {entries} caching decisions) ({load()})",
+        flush=True,
+    )
     times: list[float] = []
     statuses: dict[str, int] = {}
     for h in range(hits):

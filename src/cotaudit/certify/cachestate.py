@@ -61,15 +61,24 @@ def _delete(state: CertState, ckey: str) -> None:
 
 
 def with_dependents(state: CertState, keys: Iterable[str]) -> list[str]:
-    """``keys`` and, transitively, every entry having one of them as an internal node."""
+    """``keys`` and, transitively, every entry having one of them as an internal node.
+
+    One pass builds node key → entries holding it, so the cascade costs the total number of
+    internal nodes once, not once per evicted key."""
     out = set(k for k in keys if k in state.cache)
+    if not out:
+        return []
+    holders: dict[str, list[str]] = {}
+    for e in state.cache.values():
+        for node in e.nodes:
+            holders.setdefault(node, []).append(e.ckey)
     frontier = list(out)
     while frontier:
         k = frontier.pop()
-        for e in state.cache.values():
-            if e.ckey not in out and k in e.nodes:
-                out.add(e.ckey)
-                frontier.append(e.ckey)
+        for ckey in holders.get(k, ()):
+            if ckey not in out:
+                out.add(ckey)
+                frontier.append(ckey)
     return sorted(out)
 
 
@@ -158,9 +167,7 @@ def maybe_cache(state: CertState, cert: Mapping[str, Any], kind: str, seq: int) 
     size = size_bytes(cert)
     if not f > f_c or size > state.config.budget_bytes:
         return {"candidate": key, "f": f"{f:.6f}", "f_c": f"{f_c:.6f}", "cached": False}
-    pool = [
-        Candidate.from_certificate(e.cert, state.freq.get(e.ckey, 0.0), e.size) for e in state.cache.values()
-    ]
+    pool = [_candidate(state, e) for e in state.cache.values()]
     pool.append(Candidate.from_certificate(cert, f, size))
     keep = allocate(pool, state.config.budget_bytes, state.config.partial_enum_max)
     evicted = evict_keys(state, [e for e in state.cache if e not in keep])
@@ -168,6 +175,16 @@ def maybe_cache(state: CertState, cert: Mapping[str, Any], kind: str, seq: int) 
     if cached:
         insert_entry(state, cert, seq)
     return {"candidate": key, "f": f"{f:.6f}", "f_c": f"{f_c:.6f}", "cached": cached, "evicted": evicted}
+
+
+def _candidate(state: CertState, entry: CacheEntry) -> Candidate:
+    """The entry as an allocation candidate with its current frequency (shape built once)."""
+    f = state.freq.get(entry.ckey, 0.0)
+    c = entry.candidate
+    if not isinstance(c, Candidate) or c.key != entry.ckey or c.size != entry.size:
+        c = Candidate.from_certificate(entry.cert, f, entry.size)
+    entry.candidate = c = c.with_freq(f)
+    return c
 
 
 def tick(state: CertState, now: int | None) -> dict[str, Any]:

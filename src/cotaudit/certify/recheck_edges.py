@@ -10,41 +10,175 @@ registered function (``CALC_MISMATCH``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 from cotaudit.certify import calculators
 from cotaudit.certify.errors import ProgramError
-from cotaudit.certify.grammar import parse_literal
+from cotaudit.certify.grammar import DEFAULT_LIMITS, parse_literal
 from cotaudit.certify.kernelview import KernelView
 from cotaudit.certify.naive import NaiveModel, naive_evaluate
 from cotaudit.certify.normal import NormalForm, normal_form
-from cotaudit.certify.syntax import Const, Fact, Literal, Rule, Unit, substitute
+from cotaudit.certify.syntax import Const, Fact, Literal, Rule, Unit, Var, canonical_number, substitute
 
 Issue = tuple[str, str]
+
+_SYMBOL = re.compile(r"[a-z][A-Za-z0-9_]*")
+_ARGUMENT = re.compile(r"[a-z][A-Za-z0-9_]*|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?")
+_NOT_CANONICAL = (False, "", False)  # (negated, predicate, plain): a head the grammar must read
+
+
+class LiteralReader:
+    """``grammar.parse_literal(text, skolem=True)`` for the rechecker, fast on canonical text.
+
+    Certificates write facts and constants in canonical form (``p(a,1.5)``, no spaces), and a
+    10⁵-node certificate has 10⁵ facts and ~3·10⁵ substitution values to read: going through
+    the grammar for each was the largest cost of a recheck (C-115). Text made of a plain
+    predicate and symbol/number arguments is read here under exactly the conditions of the
+    grammar's own fast path (``grammar._fast_fact``: the predicate is a name other than
+    ``not``, identifiers within ``max_ident``, at most ``max_args`` arguments, numbers in
+    plain decimal notation, canonicalised as the grammar does), predicates and constants
+    memoised within the call; any other
+    text (strings, skolem constants, spacing, errors) goes to ``parse_literal`` itself. Either
+    way the literal is the one the grammar gives (tests/certify/test_recheck_speed.py compares
+    them on edge cases). One reader per recheck call.
+    """
+
+    def __init__(self) -> None:
+        self._heads: dict[str, tuple[bool, str, bool]] = {}
+        self._args: dict[str, Const] = {}
+        self._consts: dict[str, Const | None] = {}
+        self.max_ident = DEFAULT_LIMITS.max_ident
+        self.max_args = DEFAULT_LIMITS.max_args
+
+    def _head(self, head: str) -> tuple[bool, str, bool]:
+        """(negated, predicate, plain) of ``-pred`` / ``pred``; plain=False: not a fast case."""
+        neg = head.startswith("-")
+        pred = head[1:] if neg else head
+        if pred == "not" or len(pred) > self.max_ident or _SYMBOL.fullmatch(pred) is None:
+            return _NOT_CANONICAL
+        return (neg, pred, True)
+
+    def _arg(self, part: str) -> Const | None:
+        """The constant of one canonical argument text, or None if the grammar must decide."""
+        const = self._args.get(part)
+        if const is None:
+            if _ARGUMENT.fullmatch(part) is None:
+                return None
+            if part[0].isalpha():
+                if len(part) > self.max_ident:
+                    return None
+                const = Const("sym", part)
+            else:
+                const = Const("num", canonical_number(part))
+            self._args[part] = const
+        return const
+
+    def literal(self, text: str) -> tuple[Literal, bool]:
+        """(literal, known ground). Raises :class:`ProgramError` as ``parse_literal`` does."""
+        head, paren, rest = text.partition("(")
+        info = self._heads.get(head)
+        if info is None:
+            info = self._heads[head] = self._head(head)
+        neg, pred, plain = info
+        if plain:
+            # tuple.__new__ builds the named tuple without its Python-level __new__ (a third
+            # of the cost of reading a fact); the fields are exactly Literal(pred, neg, args)
+            if not paren:
+                return tuple.__new__(Literal, (pred, neg, ())), True
+            if rest.endswith(")"):
+                parts = rest[:-1].split(",")
+                if len(parts) <= self.max_args:
+                    known = self._args
+                    args: list[Const] = []
+                    for part in parts:
+                        const = known.get(part) or self._arg(part)
+                        if const is None:
+                            break
+                        args.append(const)
+                    else:
+                        return tuple.__new__(Literal, (pred, neg, tuple(args))), True
+        lit = parse_literal(text, skolem=True)
+        return lit, lit.ground
+
+    def constant(self, text: Any) -> Const | None:
+        """The constant ``text`` denotes as the argument of a literal (``c(text)``), or None."""
+        const = self._args.get(text) if isinstance(text, str) else None
+        if const is not None:
+            return const
+        if not isinstance(text, str):
+            return None
+        if text in self._consts:
+            return self._consts[text]
+        const = self._arg(text)
+        if const is None:
+            try:
+                lit = parse_literal(f"c({text})", skolem=True)
+                arg = lit.args[0] if lit.arity == 1 else None
+                const = arg if isinstance(arg, Const) else None
+            except ProgramError:
+                const = None
+        self._consts[text] = const
+        return const
+
+
+# A literal with its variables replaced by canonical names: (pred, neg, getter, ((canonical
+# variable or None, the argument itself), …)); ``_instance`` grounds it from canonical-name
+# bindings. ``getter`` (an itemgetter, when every argument is a variable and there are at
+# least two) builds the argument tuple in one C call.
+_Template = tuple[
+    str, bool, Callable[[Mapping[str, Const]], tuple[Const, ...]] | None, tuple[tuple[str | None, Any], ...]
+]
+
+
+@dataclass(frozen=True, slots=True)
+class _Compiled:
+    """What every edge of one rule is checked against, computed once per recheck."""
+
+    rule: Rule
+    nf: NormalForm
+    wanted: frozenset[str]  # the canonical variables a substitution must bind
+    rename: tuple[tuple[str, str], ...]  # (rule variable, canonical variable)
+    head: _Template
+    body: tuple[_Template, ...]  # the positive body in canonical order
+    negative: tuple[Literal, ...]
+
+
+def _template(lit: Literal, rename: Mapping[str, str]) -> _Template:
+    slots = tuple((rename.get(a.name), a) if isinstance(a, Var) else (None, a) for a in lit.args)
+    names = [c for c, _ in slots if c is not None]
+    getter = itemgetter(*names) if len(names) == len(slots) >= 2 else None
+    return (lit.pred, lit.neg, getter, slots)
+
+
+def _instance(template: _Template, values: Mapping[str, Const]) -> Literal:
+    """θ(lit) for a compiled literal: ``substitute`` without per-argument name look-ups (an
+    unbound variable stays itself, as in ``substitute``)."""
+    pred, neg, getter, slots = template
+    args = (
+        getter(values) if getter is not None else tuple([values[c] if c is not None else a for c, a in slots])
+    )
+    return tuple.__new__(Literal, (pred, neg, args))  # Literal(pred, neg, args), minus __new__
 
 
 class EdgeChecker:
     """Verifies edges against one kernel view (+ overlay), caching what repeats."""
 
-    def __init__(self, kernel: KernelView, overlay: Mapping[int, Unit]) -> None:
+    def __init__(
+        self, kernel: KernelView, overlay: Mapping[int, Unit], reader: LiteralReader | None = None
+    ) -> None:
         self.kernel = kernel
         self.overlay = overlay
+        self.reader = reader or LiteralReader()
         self._nf: dict[int, NormalForm] = {}
-        self._consts: dict[str, Const | None] = {}
+        self._compiled: dict[int, _Compiled] = {}
         self._model: NaiveModel | None = None
 
     def constant(self, text: Any) -> Const | None:
-        if not isinstance(text, str):
-            return None
-        if text not in self._consts:
-            try:
-                lit = parse_literal(f"c({text})", skolem=True)
-                arg = lit.args[0] if lit.arity == 1 else None
-                self._consts[text] = arg if isinstance(arg, Const) else None
-            except ProgramError:
-                self._consts[text] = None
-        return self._consts[text]
+        return self.reader.constant(text)
 
     def lower_model(self) -> NaiveModel:
         """The model of the kernel and overlay, recomputed (it contains every lower stratum)."""
@@ -65,37 +199,66 @@ class EdgeChecker:
             nf = self._nf[uid] = normal_form(unit)
         return unit, nf
 
-    def verify(self, fact: Literal, edge: Mapping[str, Any], premises: Sequence[Literal]) -> list[Issue]:
-        """Every issue of one edge (empty when it verifies)."""
+    def _compile(self, edge: Mapping[str, Any]) -> _Compiled | None:
+        """The rule of ``edge`` (in the kernel view with the stated key), compiled once per id."""
+        uid = edge.get("rule_unit_id")
+        got = self._compiled.get(uid) if isinstance(uid, int) and not isinstance(uid, bool) else None
+        if got is not None:
+            return got if got.rule.key == edge.get("rule_key") else None
         found = self.rule(edge)
         if found is None:
+            return None
+        rule, nf = found
+        assert isinstance(uid, int)
+        got = self._compiled[uid] = _Compiled(
+            rule,
+            nf,
+            frozenset(nf.rename.values()),
+            tuple(nf.rename.items()),
+            _template(rule.head, nf.rename),
+            tuple(_template(rule.body[i].lit, nf.rename) for i in nf.body_order if not rule.body[i].naf),
+            rule.negative,
+        )
+        return got
+
+    def verify(self, fact: Literal, edge: Mapping[str, Any], premises: Sequence[Literal]) -> list[Issue]:
+        """Every issue of one edge (empty when it verifies)."""
+        compiled = self._compile(edge)
+        if compiled is None:
             missing = (
                 "RULE_NOT_IN_KERNEL",
                 f"rule unit {edge.get('rule_unit_id')!r} with this key is not in the kernel",
             )
             return [missing, *self._stated_naf(edge)]
-        rule, nf = found
+        rule = compiled.rule
         subst = edge.get("subst")
-        wanted = set(nf.rename.values())
-        if not isinstance(subst, dict) or set(subst) != wanted:
+        wanted = compiled.wanted
+        if not isinstance(subst, dict) or subst.keys() != wanted:
             return [("BAD_SUBSTITUTION", f"the substitution must bind exactly {', '.join(sorted(wanted))}")]
-        theta: dict[str, Const] = {}
-        for orig, canon in nf.rename.items():
-            value = self.constant(subst[canon])
+        constant = self.reader.constant
+        values: dict[str, Const] = {}  # canonical variable → constant
+        for canon, text in subst.items():
+            value = constant(text)
             if value is None:
-                return [("BAD_SUBSTITUTION", f"{canon} is bound to {subst[canon]!r}, not a constant")]
-            theta[orig] = value
+                for _, first in compiled.rename:  # report the first in rename order
+                    if constant(subst[first]) is None:
+                        return [("BAD_SUBSTITUTION", f"{first} is bound to {subst[first]!r}, not a constant")]
+            values[canon] = value  # type: ignore[assignment]
         issues: list[Issue] = []
-        if substitute(rule.head, theta) != fact:
-            issues.append(
-                ("HEAD_MISMATCH", f"θ(head) = {substitute(rule.head, theta).text()}, not {fact.text()}")
-            )
-        body = [substitute(rule.body[i].lit, theta) for i in nf.body_order if not rule.body[i].naf]
+        head = _instance(compiled.head, values)
+        if head != fact:
+            issues.append(("HEAD_MISMATCH", f"θ(head) = {head.text()}, not {fact.text()}"))
+        body = [_instance(t, values) for t in compiled.body]
         if list(premises) != body:
             shown = ", ".join(b.text() for b in body)
             issues.append(("BODY_MISMATCH", f"[{rule.label}] needs {shown} (canonical order)"))
-        issues += self._naf(rule, theta, edge)
-        issues += self._calc(rule, theta, edge)
+        stated = edge.get("naf", [])
+        naf = compiled.negative or stated.__class__ is not list or stated  # else nothing to check
+        if naf or rule.calc is not None or edge.get("kind") == "calc":
+            theta = {orig: values[canon] for orig, canon in compiled.rename}
+            if naf:
+                issues += self._naf(rule, theta, edge)
+            issues += self._calc(rule, theta, edge)
         return issues
 
     def _naf(self, rule: Rule, theta: dict[str, Const], edge: Mapping[str, Any]) -> list[Issue]:

@@ -33,10 +33,22 @@ from cotaudit.certify.syntax import Fact, Rule, Unit
 
 T = TypeVar("T")
 
+# Bumped by every change of the mirror the kernel views are computed from (a unit row set or
+# edited, evidence added, a reload). CertState memoises kernel_sources / kernel_view /
+# leaf_info on it: rebuilding them from all units for every query made serving O(units) per
+# query (C-114's warm-up with 1,000 entries spent most of its time there).
+_mirror_edits = 0
+
+
+def _mirror_edited() -> None:
+    global _mirror_edits
+    _mirror_edits += 1
+
 
 @dataclass
 class UnitRow:
-    """The mirror of one ``units`` row."""
+    """The mirror of one ``units`` row. Rows are edited in place (scan, erase, query expiry);
+    every assignment marks the mirror edited, so no memoised view can outlive an edit."""
 
     unit_id: int
     unit: Unit
@@ -48,6 +60,10 @@ class UnitRow:
     kstatus: str | None
     admitted_seq: int
     ended_seq: int | None = None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        _mirror_edited()
 
 
 @dataclass
@@ -64,6 +80,10 @@ class CacheEntry:
     validated_seq: int
     deps: list[int] = field(default_factory=list)
     nodes: list[str] = field(default_factory=list)
+    # The allocation's view of the certificate (cache.Candidate), built once: every caching
+    # decision weighs all entries, and rebuilding each one's shape per decision made warm-up
+    # with 1,000 entries quadratic in certificate parsing (C-63, C-114).
+    candidate: Any = field(default=None, compare=False, repr=False)
 
 
 class StoreRecords:
@@ -111,6 +131,7 @@ class CertState:
         self._closure: tuple[int, Closure] | None = None
         self._evidence_sha: dict[int, str] = {}
         self._head: tuple[int, str] = (0, "")
+        self._memo: dict[str, tuple[tuple[int, int, int, int], Any]] = {}
 
     # ------------------------------------------------------------------ opening and loading
     @classmethod
@@ -173,6 +194,7 @@ class CertState:
     def load(self) -> None:
         """(Re)build the mirror from the file (after open and after every rollback)."""
         conn = self.store.conn
+        _mirror_edited()
         self.records.clear()
         self.units = {}
         for row in conn.execute(
@@ -265,13 +287,27 @@ class CertState:
     def active(self, scope: str = "kernel") -> list[UnitRow]:
         return [r for r in self.units.values() if r.status == "active" and r.scope == scope]
 
+    def _memoised(self, name: str, build: Callable[[], T]) -> T:
+        """``build()``, reused until the mirror is edited or the kernel version changes."""
+        token = (_mirror_edits, len(self.units), id(self.units), self.version)
+        got = self._memo.get(name)
+        if got is None or got[0] != token:
+            got = self._memo[name] = (token, build())
+        value: T = got[1]
+        return value
+
     def kernel_sources(self) -> list[Source]:
         # K, plus units admitted in this transaction whose scan has not run yet (kstatus NULL)
-        return [
-            Source(r.unit_id, r.unit)
-            for r in sorted(self.active(), key=lambda r: r.unit_id)
-            if r.kstatus != "J"
-        ]
+        return list(
+            self._memoised(
+                "kernel_sources",
+                lambda: [
+                    Source(r.unit_id, r.unit)
+                    for r in sorted(self.active(), key=lambda r: r.unit_id)
+                    if r.kstatus != "J"
+                ],
+            )
+        )
 
     def sources(self) -> list[Source]:
         """S_t: every active kernel-scope unit (K and J)."""
@@ -311,18 +347,19 @@ class CertState:
 
     def kernel_view(self, version: int | None = None) -> KernelView:
         if version is None or version == self.version:
-            units = {s.unit_id: s.unit for s in self.kernel_sources()}
-            hashes: dict[int, list[str]] = {}
-            for uid, sha in self.store.conn.execute(
-                "SELECT unit_id, sha256 FROM evidence ORDER BY evidence_id"
-            ):
-                if uid in units:
-                    hashes.setdefault(uid, []).append(sha)
-            pi = {uid: tuple(hashes.get(uid, ())) for uid in units}
-            return KernelView(self.version, units, self.interface.sha256, pi)
+            return self._memoised("kernel_view", self._current_view)
         from cotaudit.certify.history import kernel_at
 
         return kernel_at(self, version)
+
+    def _current_view(self) -> KernelView:
+        units = {s.unit_id: s.unit for s in self.kernel_sources()}
+        hashes: dict[int, list[str]] = {}
+        for uid, sha in self.store.conn.execute("SELECT unit_id, sha256 FROM evidence ORDER BY evidence_id"):
+            if uid in units:
+                hashes.setdefault(uid, []).append(sha)
+        pi = {uid: tuple(hashes.get(uid, ())) for uid in units}
+        return KernelView(self.version, units, self.interface.sha256, pi)
 
     def evidence_hashes(self, unit_id: int) -> list[str]:
         return [
@@ -333,7 +370,12 @@ class CertState:
         ]
 
     def leaf_info(self) -> dict[int, tuple[str, str | None]]:
-        return {uid: (row.scope, self._evidence_sha.get(uid)) for uid, row in self.units.items()}
+        return dict(
+            self._memoised(
+                "leaf_info",
+                lambda: {uid: (row.scope, self._evidence_sha.get(uid)) for uid, row in self.units.items()},
+            )
+        )
 
     # ------------------------------------------------------------------ records
     def add_record(self, record: SourceRecord) -> None:
@@ -481,6 +523,7 @@ def insert_evidence(state: CertState, unit_id: int, record: Mapping[str, Any], s
     )
     if record["verdict"] == "SUPPORTED":
         state._evidence_sha.setdefault(unit_id, sha)
+    _mirror_edited()  # the kernel view's π_src and leaf_info read the evidence
     return sha
 
 
