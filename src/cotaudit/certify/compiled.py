@@ -8,6 +8,7 @@ counted by :class:`Triggers` instead of joined.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from operator import itemgetter
 from typing import Any
 
@@ -20,7 +21,7 @@ Op = tuple[int, int, bool]  # (argument position, slot, bind?) — bind, else co
 class Step:
     """One positive body literal joined through an index (or scanned as the Δ literal)."""
 
-    __slots__ = ("key", "kpos", "limit", "ops", "pos", "rel")
+    __slots__ = ("key", "kpos", "limit", "ops", "pos", "pre", "rel")
 
     def __init__(
         self, pos: int, rel: int, kpos: tuple[int, ...], key: Any, ops: list[Op], limit: int
@@ -31,6 +32,9 @@ class Step:
         self.key = key  # itemgetter over env slots giving the key (Δ literal: the constant key)
         self.ops = ops
         self.limit = limit  # 0: any fact present; -1: only facts older than Δ; 1: depth ≤ n−1
+        # Δ literal only: itemgetter over a Δ fact's arguments giving the next step's index key,
+        # when binding the Δ fact cannot fail (see CRule._plan)
+        self.pre: Any = None
 
 
 class Fast:
@@ -41,7 +45,19 @@ class Fast:
     positions: far fewer interpreter steps per join candidate than the general plan.
     """
 
-    __slots__ = ("checks_a", "checks_b", "head", "head_n", "key", "key_n", "tail", "tail_a", "tail_b")
+    __slots__ = (
+        "checks_a",
+        "checks_b",
+        "head",
+        "head_n",
+        "key",
+        "key_n",
+        "pair",
+        "same",
+        "tail",
+        "tail_a",
+        "tail_b",
+    )
 
     def __init__(self, cr: CRule, i: int) -> None:
         lits = cr.pos_slots
@@ -82,6 +98,19 @@ class Fast:
         self.key: Any = key_src[0] if len(key_src) == 1 else (itemgetter(*key_src) if key_src else None)
         self.head_n = len(head_src)
         self.head: Any = head_src[0] if len(head_src) == 1 else (itemgetter(*head_src) if head_src else None)
+        # a one-literal rule whose head is its body literal's arguments in order (``path(X,Y) :-
+        # edge(X,Y)``): the head is the Δ fact's own argument tuple, shared, not rebuilt
+        self.same = len(lits) == 1 and not checks_a and head_src == list(range(ai))
+        # the common two-literal shape, a head of one argument from each side (``path(X,Z) :-
+        # path(X,Y), edge(Y,Z)``): (Δ position, join position, Δ argument first?), read with
+        # the join relation's projected index instead of concatenating the two fact tuples
+        self.pair: tuple[int, int, bool] | None = None
+        if len(lits) == 2 and len(head_src) == 2 and not self.checks_b:
+            h0, h1 = head_src
+            if h0 < ai <= h1 < base:
+                self.pair = (h0, h1 - ai, True)
+            elif h1 < ai <= h0 < base:
+                self.pair = (h1, h0 - ai, False)
 
 
 class CRule:
@@ -189,6 +218,22 @@ class CRule:
             key_slots = [self.pos_slots[j][p] for p in kpos]
             key = itemgetter(*key_slots) if key_slots else None
             steps.append(Step(j, self.pos_rels[j], kpos, key, ops, -1 if j < i else 1))
+        # A semi-join prefilter: when every key slot of the next step is a variable of the Δ
+        # literal and binding a Δ fact cannot fail (no variable repeated in it; its constants
+        # are matched by the Δ look-up), the next step's key is read off the Δ fact directly,
+        # and Δ facts without a partner are skipped before any binding (most of them, when a
+        # long relation meets a short one: ``controls(X,Y), located(Y,K)``).
+        if len(steps) > 1 and steps[1].kpos:
+            first_at: dict[int, int] = {}
+            repeated = False
+            for p, s in enumerate(self.pos_slots[i]):
+                if s in self.const_slots:
+                    continue
+                repeated = repeated or s in first_at
+                first_at.setdefault(s, p)
+            key_slots = [self.pos_slots[steps[1].pos][p] for p in steps[1].kpos]
+            if not repeated and all(s in first_at for s in key_slots):
+                steps[0].pre = itemgetter(*(first_at[s] for s in key_slots))
         return steps
 
 
@@ -212,7 +257,7 @@ class Triggers:
                 atoms = dict.fromkeys(cr.ground_body)
                 depth = 0
                 for rel, args in atoms:
-                    fid = store.rel_dict[rel].get(args)
+                    fid = store.fid_of(rel, args)
                     if fid is None:
                         self.waiting.setdefault((rel, args), []).append(ci)
                         self.missing[ci] = self.missing.get(ci, 0) + 1
@@ -227,8 +272,10 @@ class Triggers:
                 else:
                     self.any.setdefault(rel, []).append((ci, i))
 
-    def notify(self, new: dict[int, dict[tuple[int, ...], Any]], n: int) -> None:
-        """Facts added in round n: ground rules whose last premise this was fire in round n + 1."""
+    def notify(self, new: Mapping[int, Any], n: int) -> None:
+        """Facts added in round n: ground rules whose last premise this was fire in round n + 1.
+
+        ``new`` maps a relation to what was found in it (iterating gives argument tuples)."""
         if not self.waiting:
             return
         for rel, found in new.items():

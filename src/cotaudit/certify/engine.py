@@ -15,19 +15,19 @@ which lower-stratum facts enter at their own depth, so witnesses still have mini
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
 
 from cotaudit.certify import calculators
 from cotaudit.certify.alloc import paused_collector
-from cotaudit.certify.closure import CalcRecord, Closure, FactStore, Source
+from cotaudit.certify.closure import CalcRecord, Closure, FactStore, Source, SourceTable
 from cotaudit.certify.compiled import CRule, Op, Step, Triggers
 from cotaudit.certify.errors import ComputationCap
 from cotaudit.certify.naive import naive_evaluate
 from cotaudit.certify.strata import rule_strata
-from cotaudit.certify.syntax import Const, Fact, Literal, Rule, Unit
+from cotaudit.certify.syntax import Const, Literal, Rule, Unit
 
 __all__ = ["Closure", "EvalLimits", "Source", "evaluate", "naive_evaluate"]
 
@@ -43,6 +43,29 @@ class EvalLimits:
     max_rounds: int | None = None
 
 
+def _joined(k: int) -> None:
+    """What ``_fire_general``'s recursive ``join`` is rebound to once the rule has fired."""
+
+
+class _Found:
+    """The facts of one relation found in the current round: argument tuples and witness
+    entries ``(rule index, premise fact ids …)``, both in found order.
+
+    A found fact is entered in the relation's ``rel_dict`` at once, under its position-to-be
+    (``len(rel_fids) + len(keys)``), so one look-up rejects both old facts and facts already
+    found this round; joins never see it before the round is appended (indexes are built from
+    ``rel_fids``, which only grows then)."""
+
+    __slots__ = ("keys", "wits")
+
+    def __init__(self) -> None:
+        self.keys: list[tuple[int, ...]] = []
+        self.wits: list[tuple[int, ...]] = []
+
+    def __iter__(self) -> Iterator[tuple[int, ...]]:
+        return iter(self.keys)
+
+
 class _Evaluator:
     def __init__(self, limits: EvalLimits, max_depth: int | None, record: bool = False) -> None:
         self.store = FactStore()
@@ -54,6 +77,7 @@ class _Evaluator:
         self.steps = 0
         self.next_check = CHECK_EVERY
         self.indexes: dict[tuple[int, tuple[int, ...]], list[Any]] = {}
+        self.projections: dict[tuple[int, tuple[int, ...], int], list[Any]] = {}
         self.calc_pending: dict[tuple[int, tuple[int, ...]], CalcRecord] = {}
         self.diagnostics: list[str] = []
 
@@ -88,27 +112,45 @@ class _Evaluator:
             entry[1] = len(fids)
         return idx
 
-    def add(
-        self, rel: int, args: tuple[int, ...], depth: int, rule: int, prem: tuple[int, ...], unit: int
-    ) -> int:
-        return self.store.add(rel, args, depth, rule, prem, unit)
+    def projected(self, rel: int, kpos: tuple[int, ...], q: int) -> dict[Any, list[tuple[int, int]]]:
+        """Like :meth:`index`, with each fact id paired with its argument at position ``q``:
+        ``key → [(args[q], fid), …]``. The two-literal fast join reads the one head argument it
+        needs from the pair instead of fetching and concatenating the fact's tuple."""
+        entry = self.projections.get((rel, kpos, q))
+        if entry is None:
+            entry = self.projections[(rel, kpos, q)] = [{}, 0]
+        idx: dict[Any, list[tuple[int, int]]] = entry[0]
+        fids = self.store.rel_fids[rel]
+        done: int = entry[1]
+        if done < len(fids):
+            args = self.store.args
+            single = len(kpos) == 1
+            p0 = kpos[0]
+            get = itemgetter(*kpos)
+            for fid in fids[done:]:
+                a = args[fid]
+                key = a[p0] if single else get(a)
+                lst = idx.get(key)
+                if lst is None:
+                    idx[key] = [(a[q], fid)]
+                else:
+                    lst.append((a[q], fid))
+            entry[1] = len(fids)
+        return idx
 
-    def insert_round(self, new: dict[int, dict[tuple[int, ...], Any]], n: int) -> int:
-        """Append the facts found in round ``n`` (relations in first-fired order, then found order).
-
-        A found value is the flat tuple ``(rule index, premise fact ids …)``."""
+    def insert_round(self, new: dict[int, _Found], n: int) -> int:
+        """Append the facts found in round ``n`` (relations in first-fired order, then found order)."""
         store = self.store
         total = 0
         for rel, found in new.items():
-            if not found:
-                continue
-            keys = list(found)
-            vals = list(found.values())
-            store.append_block(rel, keys, [v[0] for v in vals], [v[1:] for v in vals], n)
-            total += len(keys)
+            if found.keys:
+                store.append_round(rel, found.keys, found.wits, n)
+                total += len(found.keys)
         if self.calc_pending:
             for (rel, hargs), rec in self.calc_pending.items():
-                store.calc[store.rel_dict[rel][hargs]] = rec
+                fid = store.fid_of(rel, hargs)
+                assert fid is not None
+                store.calc[fid] = rec
             self.calc_pending.clear()
         return total
 
@@ -121,25 +163,23 @@ class _Evaluator:
             raise ComputationCap(f"evaluation exceeded {self.limits.timeout_s} s", stats)
 
     # ------------------------------------------------------------------ one round of one rule
-    def fire(
-        self,
-        cr: CRule,
-        n: int,
-        new: dict[int, dict[tuple[int, ...], Any]],
-        multi: bool,
-        positions: list[int],
-    ) -> None:
+    def fire(self, cr: CRule, n: int, new: dict[int, _Found], multi: bool, positions: list[int]) -> None:
         """Every instance of ``cr`` with a Δ premise (depth n−1) at one of ``positions``."""
-        new_rel = new.setdefault(cr.head_rel, {})
+        found = new.get(cr.head_rel)
+        if found is None:
+            found = new[cr.head_rel] = _Found()
         if positions == [-1]:  # a ground rule whose premises are all present
             store = self.store
-            prem = tuple(store.rel_dict[rel][args] for rel, args in cr.ground_body)
+            prem = tuple(store.fid_of(rel, args) for rel, args in cr.ground_body)
             head = cr.ground_head
             if self.record:
-                self.instances.append((cr.head_rel, head, cr.idx, prem))
+                self.instances.append((cr.head_rel, head, cr.idx, prem))  # type: ignore[arg-type]
             self.steps += 1
-            if head not in store.rel_dict[cr.head_rel] and head not in new_rel:
-                new_rel[head] = (cr.idx, *prem)
+            existing = store.rel_dict[cr.head_rel]
+            if head not in existing:
+                existing[head] = len(store.rel_fids[cr.head_rel]) + len(found.keys)
+                found.keys.append(head)
+                found.wits.append((cr.idx, *prem))  # type: ignore[arg-type]
             return
         for i in positions:
             plan = cr.plan(i)
@@ -155,9 +195,9 @@ class _Evaluator:
             if not delta:
                 continue
             if cr.simple:
-                self._fire_fast(cr, i, plan, delta, n, new_rel, multi)
+                self._fire_fast(cr, i, plan, delta, n, found, multi)
             else:
-                self._fire_general(cr, i, plan, delta, n, new_rel, multi)
+                self._fire_general(cr, i, plan, delta, n, found, multi)
 
     def _fire_fast(
         self,
@@ -166,7 +206,7 @@ class _Evaluator:
         plan: list[Step],
         delta: list[int],
         n: int,
-        new_rel: dict[tuple[int, ...], Any],
+        found: _Found,
         multi: bool,
     ) -> None:
         """One- and two-literal rules without NAF or calc (see :class:`Fast`)."""
@@ -175,6 +215,9 @@ class _Evaluator:
         args_of = store.args
         depth_of = store.depth
         existing = store.rel_dict[cr.head_rel]
+        npos = len(store.rel_fids[cr.head_rel]) + len(found.keys)  # position of the next new fact
+        keep = found.keys.append
+        witness = found.wits.append
         ridx = cr.idx
         tail = fp.tail
         checks_a = fp.checks_a
@@ -183,16 +226,23 @@ class _Evaluator:
         head_n = fp.head_n
         steps = self.steps
         if len(plan) == 1:
+            same = fp.same
             for fid in delta:
                 a = args_of[fid]
-                v = a + tail if tail_a or fp.tail_b else a
-                if checks_a and any(v[x] != v[y] for x, y in checks_a):
-                    continue
+                if same:
+                    h = a
+                else:
+                    v = a + tail if tail_a or fp.tail_b else a
+                    if checks_a and any(v[x] != v[y] for x, y in checks_a):
+                        continue
+                    h = head(v) if head_n > 1 else ((v[head],) if head_n == 1 else ())
                 steps += 1
-                h = head(v) if head_n > 1 else ((v[head],) if head_n == 1 else ())
-                if h in existing or h in new_rel:
+                if h in existing:
                     continue
-                new_rel[h] = (ridx, fid)
+                existing[h] = npos
+                npos += 1
+                keep(h)
+                witness((ridx, fid))
             self.steps = steps
             if steps >= self.next_check:
                 self.check_limits()
@@ -210,6 +260,34 @@ class _Evaluator:
         first = i == 0
         next_check = self.next_check
         plain = not strict and not loose and not checks_b and not tail_b and head_n > 1 and idx is not None
+        pair = fp.pair if plain else None
+        if pair is not None:  # the common case, e.g. path(X,Z) :- path(X,Y), edge(Y,Z)
+            p, q, a_first = pair
+            pidx = self.projected(st.rel, st.kpos, q)
+            for fid in delta:
+                a = args_of[fid]
+                va = a + tail if tail_a else a
+                if checks_a and any(va[x] != va[y] for x, y in checks_a):
+                    continue
+                pairs = pidx.get(va[key] if key_n == 1 else key(va))
+                if not pairs:
+                    continue
+                steps += len(pairs)
+                x = a[p]
+                for z, g in pairs:
+                    h = (x, z) if a_first else (z, x)
+                    if h in existing:
+                        continue
+                    existing[h] = npos
+                    npos += 1
+                    keep(h)
+                    witness((ridx, fid, g) if first else (ridx, g, fid))
+                if steps >= next_check:
+                    self.steps = steps
+                    self.check_limits()
+                    next_check = self.next_check
+            self.steps = steps
+            return
         for fid in delta:
             a = args_of[fid]
             va = a + tail if tail_a else a
@@ -223,33 +301,22 @@ class _Evaluator:
                     continue
                 cands = got
             steps += len(cands)
-            if plain:  # the common case, e.g. path(X,Z) :- path(X,Y), edge(Y,Z)
-                if first:
-                    for g in cands:
-                        h = head(a + args_of[g])
-                        if h in existing or h in new_rel:
-                            continue
-                        new_rel[h] = (ridx, fid, g)
-                else:
-                    for g in cands:
-                        h = head(a + args_of[g])
-                        if h in existing or h in new_rel:
-                            continue
-                        new_rel[h] = (ridx, g, fid)
-            else:
-                for g in cands:
-                    if strict:
-                        if depth_of[g] >= lim:
-                            continue
-                    elif loose and depth_of[g] > lim:
+            for g in cands:
+                if strict:
+                    if depth_of[g] >= lim:
                         continue
-                    v = a + args_of[g] + tail if tail_b else a + args_of[g]
-                    if checks_b and any(v[x] != v[y] for x, y in checks_b):
-                        continue
-                    h = head(v) if head_n > 1 else ((v[head],) if head_n == 1 else ())
-                    if h in existing or h in new_rel:
-                        continue
-                    new_rel[h] = (ridx, fid, g) if first else (ridx, g, fid)
+                elif loose and depth_of[g] > lim:
+                    continue
+                v = a + args_of[g] + tail if tail_b else a + args_of[g]
+                if checks_b and any(v[x] != v[y] for x, y in checks_b):
+                    continue
+                h = head(v) if head_n > 1 else ((v[head],) if head_n == 1 else ())
+                if h in existing:
+                    continue
+                existing[h] = npos
+                npos += 1
+                keep(h)
+                witness((ridx, fid, g) if first else (ridx, g, fid))
             if steps >= next_check:
                 self.steps = steps
                 self.check_limits()
@@ -263,7 +330,7 @@ class _Evaluator:
         plan: list[Step],
         delta: list[int],
         n: int,
-        new_rel: dict[tuple[int, ...], Any],
+        found: _Found,
         multi: bool,
     ) -> None:
         """Any rule: a recursive nested-loop join, NAF checks and calc outputs."""
@@ -271,6 +338,7 @@ class _Evaluator:
         args_of = store.args
         depth_of = store.depth
         existing = store.rel_dict[cr.head_rel]
+        head_fids = store.rel_fids[cr.head_rel]
         env = list(cr.template)
         prem = [0] * len(cr.pos_slots)
         lookups = [(st, self.index(st.rel, st.kpos) if st.kpos else None) for st in plan[1:]]
@@ -293,9 +361,11 @@ class _Evaluator:
                 calc_rec = CalcRecord(tuple(env[s] for s in ins), env[out], dict(outcome.intermediates))
             if self.record:
                 self.instances.append((cr.head_rel, hargs, cr.idx, tuple(prem)))
-            if hargs in existing or hargs in new_rel:
+            if hargs in existing:
                 return
-            new_rel[hargs] = (cr.idx, *prem)
+            existing[hargs] = len(head_fids) + len(found.keys)
+            found.keys.append(hargs)
+            found.wits.append((cr.idx, *prem))
             if calc_rec is not None:
                 self.calc_pending[(cr.head_rel, hargs)] = calc_rec
 
@@ -319,13 +389,16 @@ class _Evaluator:
                 if not got:
                     return
                 cands = got
+            ops = st.ops
+            strict = st.limit < 0
+            loose = st.limit > 0 and multi
             for fid in cands:
-                if st.limit < 0:
+                if strict:
                     if depth_of[fid] >= n - 1:
                         continue
-                elif st.limit > 0 and multi and depth_of[fid] > n - 1:
+                elif loose and depth_of[fid] > n - 1:
                     continue
-                if not bind(args_of[fid], st.ops):
+                if ops and not bind(args_of[fid], ops):  # (a fully bound literal has no ops)
                     continue
                 prem[st.pos] = fid
                 self.steps += 1
@@ -333,14 +406,30 @@ class _Evaluator:
                     self.check_limits()
                 join(k + 1)
 
-        for fid in delta:
-            if not bind(args_of[fid], plan[0].ops):
-                continue
-            prem[i] = fid
-            self.steps += 1
+        pre = plan[0].pre
+        if pre is not None and lookups and lookups[0][1] is not None:
+            # Δ facts whose next step has no partner would bind, count one step and stop:
+            # count them and drop them here (see CRule._plan)
+            partners = lookups[0][1]
+            kept = [fid for fid in delta if pre(args_of[fid]) in partners]
+            self.steps += len(delta) - len(kept)
             if self.steps >= self.next_check:
                 self.check_limits()
-            join(0)
+            delta = kept
+        try:
+            for fid in delta:
+                if not bind(args_of[fid], plan[0].ops):
+                    continue
+                prem[i] = fid
+                self.steps += 1
+                if self.steps >= self.next_check:
+                    self.check_limits()
+                join(0)
+        finally:
+            # ``join`` refers to itself through its closure cell: rebinding the cell breaks the
+            # cycle, which (with the indexes and the store it reaches) would otherwise wait for
+            # the cyclic collector
+            join = _joined
 
     # ------------------------------------------------------------------ the whole evaluation
     def run(self, rules: list[CRule], strata: list[int]) -> int:
@@ -356,7 +445,7 @@ class _Evaluator:
             n = 1
             triggers = Triggers(layer, self.store)
             while cap is None or n <= cap:
-                new: dict[int, dict[tuple[int, ...], Any]] = {}
+                new: dict[int, _Found] = {}
                 for ci, positions in triggers.active(self.store, n):
                     self.fire(layer[ci], n, new, multi, positions)
                 added = self.insert_round(new, n)
@@ -367,13 +456,6 @@ class _Evaluator:
                     break
                 n += 1
         return rounds
-
-
-def _sources(items: Sequence[Source] | Sequence[Unit], scope: str) -> list[Source]:
-    out: list[Source] = []
-    for i, item in enumerate(items):
-        out.append(item if isinstance(item, Source) else Source(i + 1, item, scope))
-    return out
 
 
 def evaluate(
@@ -392,7 +474,7 @@ def evaluate(
     ``record_instances`` keeps every rule instance as ``closure.instances`` (head fact id, rule
     index, premise fact ids) — slower; the kernel scan uses it.
     """
-    with paused_collector():  # many small acyclic objects: see cotaudit.certify.alloc
+    with paused_collector(promote=True):  # many small acyclic objects: see cotaudit.certify.alloc
         return _evaluate(program, overlay, max_depth, limits, record_instances)
 
 
@@ -404,28 +486,24 @@ def _evaluate(
     record_instances: bool,
 ) -> Closure:
     started = time.perf_counter()
-    prog = _sources(program, "kernel")
-    over = [
-        s if isinstance(s, Source) else Source(len(prog) + i + 1, s, "query") for i, s in enumerate(overlay)
-    ]
     ev = _Evaluator(limits or EvalLimits(), max_depth, record_instances)
-    # intern constants in first-seen order over the canonical program order
-    for src in [*prog, *over]:
-        lits = (
-            [src.unit.lit] if isinstance(src.unit, Fact) else [src.unit.head, *(b.lit for b in src.unit.body)]
-        )
-        for lit in lits:
-            ev.store.rel(lit.signature)
-            for a in lit.args:
-                if isinstance(a, Const):
-                    ev.intern(a)
-    for src in [*prog, *over]:
-        if isinstance(src.unit, Fact):
-            rel = ev.rel(src.unit.lit)
-            args = tuple(ev.intern(a) for a in src.unit.lit.args if isinstance(a, Const))
-            if args not in ev.store.rel_dict[rel]:
-                ev.add(rel, args, 0, -1, (), src.unit_id)
-    rule_srcs = [s for s in prog if isinstance(s.unit, Rule)]
+    # Unit ids: a Source keeps its own; plain units are numbered 1, 2 … (overlay continuing).
+    # Constants are interned in first-seen order over the canonical program order, overlay
+    # last; only program rules are evaluated. Source objects for plain units are made only
+    # when asked for (SourceTable).
+    rule_srcs: list[Source] = []
+    for offset, group, scope in ((0, program, "kernel"), (len(program), overlay, "query")):
+        if any(isinstance(item, Source) for item in group):
+            units = [item.unit if isinstance(item, Source) else item for item in group]
+            uids: Sequence[int] = [
+                item.unit_id if isinstance(item, Source) else offset + i + 1 for i, item in enumerate(group)
+            ]
+        else:
+            units, uids = group, range(offset + 1, offset + len(group) + 1)  # type: ignore[assignment]
+        for at in ev.store.load(units, uids):
+            if scope == "kernel":
+                item = group[at]
+                rule_srcs.append(item if isinstance(item, Source) else Source(uids[at], item, scope))
     rules = [CRule(i, s, ev.store, ev.record) for i, s in enumerate(rule_srcs)]
     strata = rule_strata([s.unit for s in rule_srcs]) if rule_srcs else []  # type: ignore[misc]
     rounds = ev.run(rules, strata)
@@ -436,6 +514,9 @@ def _evaluate(
         "seconds": round(time.perf_counter() - started, 6),
     }
     naf = any(b.naf for s in rule_srcs if isinstance(s.unit, Rule) for b in s.unit.body)
-    closure = Closure(ev.store, rule_srcs, [*prog, *over], stats, ev.diagnostics, naf=naf)
-    closure.instances = [(ev.store.rel_dict[rel][h], ridx, prem) for rel, h, ridx, prem in ev.instances]
+    closure = Closure(ev.store, rule_srcs, SourceTable(program, overlay), stats, ev.diagnostics, naf=naf)
+    closure.instances = [
+        (ev.store.fid_of(rel, h), ridx, prem)  # type: ignore[misc]
+        for rel, h, ridx, prem in ev.instances
+    ]
     return closure
