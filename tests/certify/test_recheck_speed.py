@@ -13,6 +13,8 @@ import time
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cotaudit.certify import recheck_edges
 from cotaudit.certify.canon import NotCanonical, canonical_json, sha256_hex
@@ -20,7 +22,7 @@ from cotaudit.certify.engine import evaluate
 from cotaudit.certify.errors import ProgramError
 from cotaudit.certify.grammar import Limits, parse_literal, parse_program
 from cotaudit.certify.kernelview import KernelView
-from cotaudit.certify.recheck import DerivationCheck, recheck
+from cotaudit.certify.recheck import DerivationCheck, _plain_node, _plain_node_json, canonical_body, recheck
 from cotaudit.certify.recheck_edges import LiteralReader
 
 
@@ -250,3 +252,48 @@ def test_one_pass_reports_what_the_stages_report() -> None:
         for delta in (None, 2, 6):
             got = [(f.code, f.node, f.message) for f in recheck(cert, tr.KERNEL, delta=delta).failures]
             assert got == _staged(cert, tr.KERNEL, delta)
+
+
+# --------------------------------------------------------------------------- hash of plain nodes
+
+_TEXT = st.text(min_size=0, max_size=12)  # any code point: quotes, backslashes, controls, non-BMP
+_INT = st.integers(min_value=-(2**70), max_value=2**70)
+
+
+@st.composite
+def _plain_nodes(draw: st.DrawFn) -> dict[str, Any]:
+    node: dict[str, Any] = {"id": draw(_INT), "fact": draw(_TEXT), "depth": draw(_INT)}
+    if draw(st.booleans()):
+        sha = draw(st.none() | _TEXT)
+        node["leaf"] = {"unit_id": draw(_INT), "scope": draw(_TEXT), "evidence_sha256": sha}
+    else:
+        node["edge"] = {
+            "kind": draw(_TEXT),
+            "rule": draw(_TEXT),
+            "rule_unit_id": draw(_INT),
+            "rule_key": draw(_TEXT),
+            "subst": draw(st.dictionaries(_TEXT, _TEXT, max_size=4)),
+            "premises": draw(st.lists(_INT, max_size=4)),
+            "naf": draw(st.lists(_TEXT, max_size=3)),
+        }
+    return node
+
+
+@given(_plain_nodes())
+@settings(max_examples=300, deadline=None)
+def test_plain_node_json_is_byte_identical_to_canonical_json(node: dict[str, Any]) -> None:
+    """The hash stage writes builder-shaped nodes itself; it must give canonical_json's bytes."""
+    assert _plain_node(node)
+    assert _plain_node_json(node) == canonical_json(node)
+
+
+def test_the_hash_of_a_large_certificate_is_the_builders() -> None:
+    for make in (chain_certificate, shared_certificate):
+        cert, kernel = make(300)
+        assert recheck(cert, kernel, delta=10**9).ok
+        body = {k: v for k, v in cert.items() if k != "sha256"}
+        plain = [int(_plain_node(n)) for n in body["nodes"]]
+        assert all(plain)
+        assert sha256_hex(canonical_body(body, plain)) == cert["sha256"]
+        plain[0] = 0  # a node the generic encoder writes: the same text
+        assert canonical_body(body, plain) == canonical_json(body)
