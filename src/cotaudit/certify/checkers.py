@@ -266,17 +266,20 @@ class LLMRecheckChecker:
         if record is None:
             return CheckResult("UNSUPPORTED", "no evidence record")
         prompt = self.template.format(record=record.body, statement=verbalise(unit.lit, interface))
-        reply = self.ask(prompt)
-        word = reply.text.strip().lower().rstrip(".")
-        log = {"model": reply.model, "prompt_sha256": sha256_hex(prompt), "reply": reply.text}
-        cost = {"tokens": float(reply.tokens)}
-        if word == "holds":
-            return CheckResult("SUPPORTED", "the rechecker says it holds", log, cost)
-        if word in ("does_not_hold", "unclear"):
-            return CheckResult("UNSUPPORTED", f"the rechecker says {word}", log, cost)
-        return CheckResult(
-            "UNSUPPORTED", "the rechecker's reply is not holds/does_not_hold/unclear", log, cost
-        )
+        return recheck_verdict(prompt, self.ask(prompt))
+
+
+def recheck_verdict(prompt: str, reply: LLMReply) -> CheckResult:
+    """A model rechecker's reply as a verdict: only ``holds`` supports; the prompt's hash, the
+    model and the reply are logged, the tokens costed."""
+    word = reply.text.strip().lower().rstrip(".")
+    log = {"model": reply.model, "prompt_sha256": sha256_hex(prompt), "reply": reply.text}
+    cost = {"tokens": float(reply.tokens)}
+    if word == "holds":
+        return CheckResult("SUPPORTED", "the rechecker says it holds", log, cost)
+    if word in ("does_not_hold", "unclear"):
+        return CheckResult("UNSUPPORTED", f"the rechecker says {word}", log, cost)
+    return CheckResult("UNSUPPORTED", "the rechecker's reply is not holds/does_not_hold/unclear", log, cost)
 
 
 class AllOf:

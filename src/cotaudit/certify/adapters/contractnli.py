@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cotaudit.certify.canon import sha256_hex
+from cotaudit.certify.checkers import recheck_verdict
 from cotaudit.certify.interface import Interface, interface_from_dict
 from cotaudit.certify.sources import CheckResult, Evidence, RecordStore, SourceRecord
 from cotaudit.certify.syntax import Fact, Unit
@@ -330,15 +331,7 @@ class NLIRecheck:
         prompt = self.template.format(
             excerpt=clause_window(record.body, evidence.spans, self.context), quote=quote, statement=statement
         )
-        reply = self.ask(prompt)
-        word = reply.text.strip().lower().rstrip(".")
-        log = {"model": reply.model, "prompt_sha256": sha256_hex(prompt), "reply": reply.text}
-        cost = {"tokens": float(reply.tokens)}
-        if word == "holds":
-            return CheckResult("SUPPORTED", "the rechecker says it holds", log, cost)
-        if word in ("does_not_hold", "unclear"):
-            return CheckResult("UNSUPPORTED", f"the rechecker says {word}", log, cost)
-        return CheckResult("UNSUPPORTED", "the rechecker gave no valid verdict", log, cost)
+        return recheck_verdict(prompt, self.ask(prompt))
 
 
 def vote_from_label(pair: Pair, label: str, clause: int | None, quote: str | None, **cost: Any) -> Vote:
