@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable, Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -81,6 +82,28 @@ def sha256_hex(data: str | bytes) -> str:
 
 def sha256_json(value: Any) -> str:
     return sha256_hex(canonical_json(value))
+
+
+class JsonLineError(ValueError):
+    """A line of a JSON-lines text that is not JSON (``line`` counts from 1)."""
+
+    def __init__(self, line: int, msg: str) -> None:
+        super().__init__(f"line {line}: not JSON ({msg})")
+        self.line = line
+        self.msg = msg
+
+
+def json_lines(lines: Iterable[str]) -> Iterator[tuple[int, Any]]:
+    """``(line number, value)`` for each non-blank line; :class:`JsonLineError` at the first
+    line that does not parse (votes, recorded votes and dependency libraries all read this way)."""
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise JsonLineError(n, exc.msg) from None
+        yield n, value
 
 
 def loads_strict(text: str, *, floats: bool = False) -> Any:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from cotaudit.certify.canon import JsonLineError, json_lines
 from cotaudit.certify.sources import Evidence, SourceRecord
 
 if TYPE_CHECKING:
@@ -100,16 +101,13 @@ def parse_vote_lines(raw: str, record_id: str | None = None) -> tuple[ProposedFa
     if len(raw.encode("utf-8", "replace")) > MAX_VOTE_BYTES:
         raise VoteFormatError(f"vote larger than {MAX_VOTE_BYTES} bytes")
     out: list[ProposedFact] = []
-    for i, line in enumerate(raw.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise VoteFormatError(f"line {i}: not JSON ({exc.msg})") from None
-        out.append(_fact_from_json(obj, record_id, i))
-        if len(out) > MAX_VOTE_FACTS:
-            raise VoteFormatError(f"more than {MAX_VOTE_FACTS} facts")
+    try:
+        for i, obj in json_lines(raw.splitlines()):
+            out.append(_fact_from_json(obj, record_id, i))
+            if len(out) > MAX_VOTE_FACTS:
+                raise VoteFormatError(f"more than {MAX_VOTE_FACTS} facts")
+    except JsonLineError as exc:
+        raise VoteFormatError(str(exc)) from None
     return tuple(out)
 
 
@@ -161,13 +159,11 @@ class SuppliedGrounder:
     @classmethod
     def from_lines(cls, lines: Iterable[str], where: str = "<votes>") -> SuppliedGrounder:
         votes: dict[tuple[str, int], Mapping[str, Any]] = {}
-        for n, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise VoteFormatError(f"{where}:{n}: not JSON ({exc.msg})") from None
+        try:
+            parsed = list(json_lines(lines))
+        except JsonLineError as exc:
+            raise VoteFormatError(f"{where}:{exc.line}: not JSON ({exc.msg})") from None
+        for n, obj in parsed:
             if not isinstance(obj, dict) or not isinstance(obj.get("query_id"), str):
                 raise VoteFormatError(f"{where}:{n}: a vote line needs a string 'query_id'")
             idx = obj.get("vote")

@@ -71,14 +71,9 @@ def mcnemar(first_correct: Sequence[bool], second_correct: Sequence[bool]) -> Mc
 
 def holm(pvalues: Sequence[float], alpha: float = 0.05) -> list[tuple[float, bool]]:
     """Holm–Bonferroni: adjusted p-values (monotone, capped at 1) and rejections at ``alpha``."""
-    m = len(pvalues)
-    order = sorted(range(m), key=lambda i: pvalues[i])
-    adjusted = [0.0] * m
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * pvalues[i]))
-        adjusted[i] = running
-    return [(adjusted[i], adjusted[i] <= alpha) for i in range(m)]
+    from cotaudit.certify.metrics import holm as holm_adjusted
+
+    return [(p, p <= alpha) for p in holm_adjusted(pvalues)]
 
 
 def cohen_kappa(a: Sequence[bool], b: Sequence[bool]) -> float:

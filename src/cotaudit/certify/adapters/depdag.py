@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cotaudit.certify.canon import json_lines
 from cotaudit.certify.config import CertifyConfig
 from cotaudit.certify.interface import Interface, interface_from_dict
 from cotaudit.certify.sources import Evidence, SourceRecord
@@ -57,13 +58,7 @@ def parse_library(lines: Iterable[str]) -> Library:
     order: list[str] = []
     proofs: dict[str, list[list[str]]] = {}
     axioms: set[str] = set()
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"line {n}: not JSON ({exc.msg})") from None
+    for n, obj in json_lines(lines):  # a line that is not JSON: JsonLineError (a ValueError)
         nid = obj.get("id") if isinstance(obj, dict) else None
         if not isinstance(nid, str) or not _SYMBOL.match(nid):
             raise ValueError(f"line {n}: 'id' must be a lower-case symbol")
