@@ -33,7 +33,9 @@ from cotaudit.errors import (
     UnsupportedInput,
     UsageError,
 )
-from cotaudit.report import InputRef, Report, sha256_text
+from cotaudit.limits import BudgetExceeded, Limits
+from cotaudit.limits import budget as _budget
+from cotaudit.report import Finding, InputRef, Location, Report, sha256_text
 
 EngineCheck = Callable[..., Report]
 StrPath = str | os.PathLike[str]
@@ -339,15 +341,27 @@ def invalid_report(
     )
 
 
+DEFAULT_LIMITS = Limits()
+
+
 def check(
-    text: str, engine: str = "te", *, path: str | None = None, item_id: str | None = None, **options: Any
+    text: str,
+    engine: str = "te",
+    *,
+    path: str | None = None,
+    item_id: str | None = None,
+    limits: Limits | None = DEFAULT_LIMITS,
+    **options: Any,
 ) -> Report:
     """Check one text with one engine and return its R-1 report.
 
-    ``options`` go to the engine unchanged (te: ``config=LintConfig(...)``). Raises
-    :class:`UnknownEngine`, :class:`EngineUnavailable`, :class:`MissingDependency`, or
-    :class:`UsageError` for an option the engine does not take. An unexpected exception inside
-    the engine gives an ``invalid`` report with ``details.error``.
+    ``options`` go to the engine unchanged (te: ``config=LintConfig(...)``). ``limits`` bounds
+    the wall time and memory of this one check (:mod:`cotaudit.limits`; ``None`` keeps an
+    enclosing budget, if any); an input that overruns it gets an ``abstain`` report with
+    ``COTAUDIT_W001`` (time) or ``COTAUDIT_W002`` (memory). Raises :class:`UnknownEngine`,
+    :class:`EngineUnavailable`, :class:`MissingDependency`, or :class:`UsageError` for an
+    option the engine does not take. An unexpected exception inside the engine gives an
+    ``invalid`` report with ``details.error``.
     """
     fn = get_engine(engine)
     if options:
@@ -359,7 +373,13 @@ def check(
             pass
     start = time.perf_counter()
     try:
-        report = fn(text, path=path, item_id=item_id, **options)
+        with _budget(limits):
+            report = fn(text, path=path, item_id=item_id, **options)
+    except BudgetExceeded as exc:
+        return budget_report(engine, text, path, item_id, exc.kind, exc.limit)
+    except MemoryError:  # a process limit (limits.limit_process_memory) hit inside the engine
+        mb = limits.memory_mb if limits is not None and limits.memory_mb is not None else 0
+        return budget_report(engine, text, path, item_id, "memory", mb)
     except CotauditError:
         raise
     except ModuleNotFoundError as exc:
@@ -380,6 +400,29 @@ def check(
     if report.timing_ms is None:
         report = replace(report, timing_ms=elapsed)
     return report
+
+
+def budget_report(
+    engine: str,
+    text: str,
+    path: str | None,
+    item_id: str | None,
+    kind: str,
+    limit: float,
+) -> Report:
+    """``abstain``: the input overran its time or memory budget, so nothing was decided."""
+    code = "COTAUDIT_W001" if kind == "time" else "COTAUDIT_W002"
+    unit = "s" if kind == "time" else "MiB"
+    message = f"{kind} budget of {limit:g} {unit} exceeded; the input was not checked to the end"
+    evidence: dict[str, Any] = {"limit": f"{limit:g} {unit}", "kind": kind}
+    return Report(
+        engine=engine,
+        engine_version=f"cotaudit/{_version()}",
+        input=InputRef(path=path, id=item_id, sha256=sha256_text(text)),
+        verdict="abstain",
+        findings=(Finding(code, "warning", Location(line=None), message, evidence),),
+        details={"reason": f"{kind}_budget"},
+    )
 
 
 def _crash_report(engine: str, text: str, path: str | None, item_id: str | None, exc: Exception) -> Report:
