@@ -203,6 +203,8 @@ class TraceRun(PremiseStage):
         finally:
             out.solver_ms = round(self.kb.step_ms, 3)
             self.kb.end_step()
+            for rec in out.checks:  # the pushed goals are Z3 terms: keep no context alive (issue 14)
+                rec.goal = None
         return out
 
     def _untranslatable(self, out: StepOutcome, reason: str, detail: str | None) -> None:

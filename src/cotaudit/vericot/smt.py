@@ -6,11 +6,11 @@ Everything else in the engine handles Z3 terms as opaque values.
 
 from __future__ import annotations
 
-import heapq
 import os
 import re
 import threading
 import time
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,12 +36,19 @@ class RawCheck:
 
 
 class _Watchdog:
-    """One daemon thread that interrupts a context whose check overran its deadline."""
+    """One daemon thread that interrupts a context whose check overran its deadline.
+
+    It never keeps a context alive: an armed check is held by a *weak* reference, and
+    :meth:`disarm` removes its entry at once. (A ``z3.Context`` costs ~16 MB; an earlier version
+    kept each one in its heap until the deadline passed, and back-to-back checks grew the RSS
+    without bound, issue 14.) Only checks in flight are armed, one per thread at most, so a
+    linear scan for the earliest deadline is cheaper than keeping a heap in step.
+    """
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
-        self._heap: list[tuple[float, int, Any]] = []
-        self._done: set[int] = set()
+        self._armed: dict[int, tuple[float, weakref.ref[Any]]] = {}
+        self._fired: set[int] = set()
         self._counter = 0
         self._thread: threading.Thread | None = None
 
@@ -49,43 +56,48 @@ class _Watchdog:
         with self._cond:
             self._counter += 1
             token = self._counter
-            heapq.heappush(self._heap, (deadline, token, ctx))
+            earliest = min((d for d, _ in self._armed.values()), default=None)
+            self._armed[token] = (deadline, weakref.ref(ctx))
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="vericot-watchdog", daemon=True)
                 self._thread.start()
-            if self._heap[0][1] == token:  # only an earlier deadline needs to wake the thread
+            if earliest is None or deadline < earliest:  # only an earlier deadline needs to wake it
                 self._cond.notify()
             return token
 
     def disarm(self, token: int) -> bool:
         """Forget ``token``; ``True`` if the watchdog already fired for it."""
         with self._cond:
-            if token in self._done:
-                self._done.discard(token)
+            self._armed.pop(token, None)
+            if token in self._fired:
+                self._fired.discard(token)
                 return True
-            self._done.add(-token)
             return False
+
+    def armed(self) -> int:
+        """How many checks are armed now (tests: a finished check leaves none behind)."""
+        with self._cond:
+            return len(self._armed)
 
     def _run(self) -> None:
         with self._cond:
             while True:
-                while self._heap and -self._heap[0][1] in self._done:
-                    _, token, _ = heapq.heappop(self._heap)
-                    self._done.discard(-token)
-                if not self._heap:
+                if not self._armed:
                     self._cond.wait()
                     continue
-                deadline, token, ctx = self._heap[0]
+                token, (deadline, ref) = min(self._armed.items(), key=lambda kv: kv[1][0])
                 now = time.monotonic()
                 if now < deadline:
+                    del ref  # hold nothing while waiting
                     self._cond.wait(deadline - now)
                     continue
-                heapq.heappop(self._heap)
-                if -token in self._done:
-                    self._done.discard(-token)
-                    continue
-                self._done.add(token)
-                ctx.interrupt()
+                del self._armed[token]
+                ctx = ref()
+                del ref
+                if ctx is not None:  # the check is still running (its session holds the context)
+                    self._fired.add(token)
+                    ctx.interrupt()
+                    del ctx
 
 
 _WATCHDOG = _Watchdog()
