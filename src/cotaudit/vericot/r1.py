@@ -45,7 +45,7 @@ def step_dict(s: StepOutcome, timings: bool) -> dict[str, Any]:
             "rejected": s.rejected,
             "dropped": s.dropped,
         },
-        "checks": [c.to_dict() for c in s.checks],
+        "checks": [c.to_dict(timings) for c in s.checks],
         "tainted_by": s.tainted_by,
         "flags": s.flags,
     }

@@ -25,14 +25,50 @@ class Z3ParseError(ValueError):
     """Z3 rejected a script; the message is Z3's own, without the ``(error "...")`` wrapping."""
 
 
+UNKNOWN_REASONS = ("timeout", "interrupted", "incomplete", "resource_limit", "budget_exhausted", "other")
+"""The stable categories a report gives for an ``unknown`` check (Z3's own words vary, see below)."""
+
+TIMEOUT_FRACTION = 0.9
+"""An ``unknown`` after at least this share of the check's timeout is a ``timeout``, whatever Z3
+says: cancelled at its timer, the same search reports ``canceled`` in one run and
+``(incomplete quantifiers)`` in the next (measured on the §13.5 axiom, about half each)."""
+
+_INCOMPLETE = re.compile(r"incomplete")
+_RESOURCE = re.compile(r"resource|memory|memout")
+
+
+def unknown_category(z3_reason: str | None, ms: float, timeout_ms: int, rlimit: int | None) -> str:
+    """Map Z3's ``reason_unknown`` for a check that ran ``ms`` of its ``timeout_ms`` to a category.
+
+    ``timeout``: the check used (nearly) its whole time; ``resource_limit``: Z3 stopped at the
+    rlimit or a memory limit before that (``canceled`` early is the rlimit when one is set);
+    ``incomplete``: Z3 gave up early (incomplete quantifier or theory reasoning); ``other``: any
+    other text (a Z3 exception during the check, say). ``interrupted``
+    and ``budget_exhausted`` are decided by the caller (watchdog, budgets), never from the text.
+    The raw text stays out of the deterministic report (V-46).
+    """
+    if ms >= TIMEOUT_FRACTION * timeout_ms:
+        return "timeout"
+    text = (z3_reason or "").casefold()
+    if _RESOURCE.search(text) or (rlimit is not None and text in ("canceled", "timeout")):
+        return "resource_limit"
+    if _INCOMPLETE.search(text):
+        return "incomplete"
+    if text in ("canceled", "timeout"):  # cancelled early without an rlimit: treat as out of time
+        return "timeout"
+    return "other"
+
+
 @dataclass(frozen=True, slots=True)
 class RawCheck:
-    """One ``check()``: result, Z3's reason for ``unknown``, the core (tag indices) and time."""
+    """One ``check()``: result, the category of an ``unknown`` (:data:`UNKNOWN_REASONS`), the
+    core (tag indices), time, and Z3's own words for the ``unknown`` (volatile: not reported)."""
 
     result: str
     reason_unknown: str | None
     core: tuple[int, ...]
     ms: float
+    z3_reason: str | None = None
 
 
 class _Watchdog:
@@ -127,6 +163,7 @@ class Z3Session:
         self.ctx = z3.Context()
         self.solver = z3.Solver(ctx=self.ctx)
         self.timeout_ms = timeout_ms
+        self.rlimit = rlimit
         self.solver.set("timeout", timeout_ms)
         self.solver.set("random_seed", 0)
         if rlimit is not None:
@@ -200,7 +237,12 @@ class Z3Session:
                 fired = _WATCHDOG.disarm(token)
                 token = 0
                 ms = (time.perf_counter() - start) * 1000.0
-                return RawCheck("unknown", "interrupted" if fired else _z3_message(exc), (), ms)
+                message = _z3_message(exc)
+                if fired:
+                    return RawCheck("unknown", "interrupted", (), ms, message)
+                return RawCheck(
+                    "unknown", unknown_category(message, ms, timeout_ms, self.rlimit), (), ms, message
+                )
             core: tuple[int, ...] = ()
             if res == z3.Z3_L_FALSE:
                 vec = z3core.Z3_solver_get_unsat_core(ref, sref)
@@ -227,5 +269,5 @@ class Z3Session:
         if res == z3.Z3_L_TRUE:
             return RawCheck("sat", None, (), ms)
         if fired:
-            reason = "interrupted"
-        return RawCheck("unknown", reason, (), ms)
+            return RawCheck("unknown", "interrupted", (), ms, reason)
+        return RawCheck("unknown", unknown_category(reason, ms, timeout_ms, self.rlimit), (), ms, reason)

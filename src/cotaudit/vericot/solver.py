@@ -7,7 +7,7 @@ themselves live in :mod:`cotaudit.vericot.smt`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cotaudit.vericot.smt import Z3_VERSION, RawCheck, Z3Session
@@ -45,13 +45,18 @@ class CheckRecord:
     premise: str | None = None
     goal: Any = None  # the pushed formula, kept for minimisation; not reported
     ids: tuple[str, ...] = ()  # the active set of the check; not reported
+    z3_reason: str | None = None  # Z3's own reason_unknown; volatile, reported with timings only
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, timings: bool = False) -> dict[str, Any]:
+        """The reported record. ``reason_unknown`` is a stable category (smt.UNKNOWN_REASONS);
+        Z3's own text varies between runs near a timeout, so it appears only with ``timings``."""
         d: dict[str, Any] = {"kind": self.kind, "result": self.result}
         if self.premise is not None:
             d["premise"] = self.premise
         if self.result == "unknown":
             d["reason_unknown"] = self.reason_unknown
+            if timings:
+                d["z3_reason"] = self.z3_reason
         return d
 
 
@@ -120,13 +125,19 @@ class KBSession:
         timeout = self.timeout_ms if remaining is None else min(self.timeout_ms, remaining)
         raw = self.z3.check([self.entries[i].tag for i in ids], goal, timeout)
         self.step_ms += raw.ms
+        if raw.reason_unknown == "timeout" and timeout < self.timeout_ms:
+            # the budget, not the solver timeout, cut this check short
+            self.budget_exhausted = True
+            raw = replace(raw, reason_unknown="budget_exhausted")
         return raw
 
     def _record(
         self, kind: str, raw: RawCheck, goal: Any | None, ids: list[str], premise: str | None = None
     ) -> CheckRecord:
         core = [self.by_tag[t].id for t in raw.core]
-        return CheckRecord(kind, raw.result, raw.reason_unknown, core, raw.ms, premise, goal, tuple(ids))
+        return CheckRecord(
+            kind, raw.result, raw.reason_unknown, core, raw.ms, premise, goal, tuple(ids), raw.z3_reason
+        )
 
     def ent(self, ids: list[str], term: Any, kind: str = "ent") -> CheckRecord:
         """ENT(Σ, φ) = check(Σ ∧ ¬φ); ``unsat`` means Σ entails φ."""
