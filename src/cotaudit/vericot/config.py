@@ -31,6 +31,9 @@ class VerifierConfig:
     timeout_ms: int = 2000
     rlimit: int | None = None
     step_budget_ms: int = 15_000
+    # [ours] wall time for the whole trace (load, every step, LLM stages); an enclosing
+    # cotaudit.limits budget, if tighter, wins. Steps it leaves unchecked are unknown.
+    trace_budget_ms: int = 60_000
     max_core_checks: int = 64
     semantics: str = "classical"
     formalizer: str = "none"
@@ -75,6 +78,7 @@ class VerifierConfig:
         for name in (
             "timeout_ms",
             "step_budget_ms",
+            "trace_budget_ms",
             "max_core_checks",
             "max_rounds",
             "max_llm_calls_per_trace",

@@ -7,10 +7,12 @@ R-1 report. Nothing here prints or imports the LLM layer: LLM stages arrive as h
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from cotaudit import limits
 from cotaudit.vericot.compile import Compiled, CompileError, compile_formula, compile_many
 from cotaudit.vericot.config import VerifierConfig
 from cotaudit.vericot.judge import (
@@ -205,6 +207,13 @@ class TraceRun(PremiseStage):
             self.kb.end_step()
             for rec in out.checks:  # the pushed goals are Z3 terms: keep no context alive (issue 14)
                 rec.goal = None
+        return out
+
+    def skipped(self, index: int, step: StepIn) -> StepOutcome:
+        """A step the trace's wall budget left no time for: ``unknown`` (``budget_exhausted``),
+        never a failure, since nothing about it was checked (V-14, V-15)."""
+        out = StepOutcome(index, step, status="unknown", reason="budget_exhausted")
+        out.detail = "the trace's time budget ran out before this step was checked"
         return out
 
     def _untranslatable(self, out: StepOutcome, reason: str, detail: str | None) -> None:
@@ -409,6 +418,14 @@ class TraceRun(PremiseStage):
         return e.id[:-5] if e.id.endswith("#step") else e.id
 
 
+def trace_deadline(cfg: VerifierConfig) -> float:
+    """The monotonic time by which the trace must end: ``trace_budget_ms`` from now, or the
+    enclosing :mod:`cotaudit.limits` budget (``api.check`` opens one per input) if that ends first."""
+    own = cfg.trace_budget_ms / 1000.0
+    left = limits.remaining(own)
+    return time.monotonic() + (own if left is None else left)
+
+
 def _verdict(steps: list[StepOutcome], kb: dict[str, Any]) -> str:
     if (
         any(s.status in ("contradicted", "ungrounded", "untranslatable") for s in steps)
@@ -449,8 +466,18 @@ class Verifier:
         if trace.formalization is not None and trace.formalization.semantics != cfg.semantics:
             cfg = cfg.with_options(semantics=trace.formalization.semantics)
         run = TraceRun(trace, cfg, self.formalizer)
+        run.kb.deadline = trace_deadline(cfg)
         run.load()
-        steps = [run.step(i, s) for i, s in enumerate(trace.step_list())]
+        steps: list[StepOutcome] = []
+        for i, s in enumerate(trace.step_list()):
+            if run.kb.out_of_time():
+                steps.append(run.skipped(i, s))
+                continue
+            # Memory (and, should the enclosing budget be the tighter one, time) backstop.
+            # Our own deadline is never later than the enclosing one, so a trace that runs
+            # out of time normally ends here with its decided steps kept, not in BudgetExceeded.
+            limits.checkpoint()
+            steps.append(run.step(i, s))
         return TraceResult(
             trace=trace,
             config=cfg,

@@ -7,6 +7,7 @@ themselves live in :mod:`cotaudit.vericot.smt`.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -74,6 +75,7 @@ class KBSession:
         self._budget_ms: float | None = None
         self.budget_exhausted = False
         self.step_ms = 0.0
+        self.deadline: float | None = None  # the trace's wall budget, on the monotonic clock
 
     # ------------------------------------------------------------------ entries
 
@@ -110,10 +112,20 @@ class KBSession:
     def end_step(self) -> None:
         self._budget_ms = None
 
+    def out_of_time(self) -> bool:
+        """Whether the trace's wall budget is spent (no deadline: never)."""
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
     def _remaining_ms(self) -> int | None:
-        if self._budget_ms is None:
-            return None
-        return int(self._budget_ms - self.step_ms)
+        """What the next check may spend: the tighter of the step's solver budget and the
+        trace's wall budget (``None``: neither is set)."""
+        left: float | None = None
+        if self._budget_ms is not None:
+            left = self._budget_ms - self.step_ms
+        if self.deadline is not None:
+            wall = (self.deadline - time.monotonic()) * 1000.0
+            left = wall if left is None else min(left, wall)
+        return None if left is None else int(left)
 
     # ------------------------------------------------------------------ checks
 
