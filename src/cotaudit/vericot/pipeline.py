@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from cotaudit import limits
+from cotaudit.limits import checkpoint, remaining
 from cotaudit.vericot.compile import Compiled, CompileError, compile_formula, compile_many
 from cotaudit.vericot.config import VerifierConfig
 from cotaudit.vericot.judge import (
@@ -422,7 +422,7 @@ def trace_deadline(cfg: VerifierConfig) -> float:
     """The monotonic time by which the trace must end: ``trace_budget_ms`` from now, or the
     enclosing :mod:`cotaudit.limits` budget (``api.check`` opens one per input) if that ends first."""
     own = cfg.trace_budget_ms / 1000.0
-    left = limits.remaining(own)
+    left = remaining(own)
     return time.monotonic() + (own if left is None else left)
 
 
@@ -476,7 +476,7 @@ class Verifier:
             # Memory (and, should the enclosing budget be the tighter one, time) backstop.
             # Our own deadline is never later than the enclosing one, so a trace that runs
             # out of time normally ends here with its decided steps kept, not in BudgetExceeded.
-            limits.checkpoint()
+            checkpoint()
             steps.append(run.step(i, s))
         return TraceResult(
             trace=trace,
