@@ -281,14 +281,19 @@ def _read_jsonl(path: str) -> list[dict[str, Any]]:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise InputError(path, exc.strerror or str(exc)) from None
+    from cotaudit.vericot.boundedjson import JSONRejected, decode
+
     out = []
     for n, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise InputError(path, f"line {n}: not JSON ({exc.msg})") from None
+            row = decode(line)  # bounded nesting and numbers: a hostile line is a diagnostic
+        except JSONRejected as exc:
+            raise InputError(path, f"line {n}: {exc.message}") from None
+        if not isinstance(row, dict):
+            raise InputError(path, f"line {n}: not a JSON object")
+        out.append(row)
     return out
 
 
@@ -351,7 +356,7 @@ def _cmd_reflect(args: argparse.Namespace) -> int:
     from cotaudit.vericot import verify
     from cotaudit.vericot.metrics import compute
     from cotaudit.vericot.reflect import reflect
-    from cotaudit.vericot.schema import TraceError, validate_trace
+    from cotaudit.vericot.schema import TraceError, load_trace, validate_trace
 
     if args.rounds < 1:
         raise UsageError("--rounds must be at least 1")
@@ -359,8 +364,8 @@ def _cmd_reflect(args: argparse.Namespace) -> int:
     cfg = _config(args).with_options(formalizer="llm", llm=stages, max_rounds=3)
     before, after, lines = [], [], []
     for n, row in enumerate(_read_jsonl(args.input), start=1):
-        data = json.loads(row["text"]) if isinstance(row.get("text"), str) else row
-        trace = validate_trace(data)
+        text = row.get("text")
+        trace = load_trace(text) if isinstance(text, str) else validate_trace(row)
         if isinstance(trace, TraceError):
             raise InputError(args.input, f"line {n}: {trace.message}")
         report0 = verify(trace, config=cfg)

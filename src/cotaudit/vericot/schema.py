@@ -7,12 +7,13 @@ location — never a traceback.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+
+from cotaudit.vericot import boundedjson
 
 
 class _Model(BaseModel):
@@ -122,6 +123,8 @@ class Limits:
     max_declarations: int = 2_000
     max_premises: int = 500
     max_line_bytes: int = 8 * 1024 * 1024
+    max_json_depth: int = boundedjson.MAX_DEPTH  # [ours] a trace nests 6 levels deep
+    max_number_chars: int = boundedjson.MAX_NUMBER_CHARS  # [ours] JSON numbers (only ``meta`` has any)
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +166,7 @@ def check_limits(trace: TraceInput, limits: Limits) -> TraceError | None:
         dup = next(i for i in ids if ids.count(i) > 1)
         return TraceError(f"duplicate step id {dup!r}", "steps")
     for name, value in _smt_fields(trace):
-        if len(value.encode("utf-8")) > limits.max_smt_bytes:
+        if utf8_size(value) > limits.max_smt_bytes:
             return TraceError(f"SMT-LIB field longer than {limits.max_smt_bytes} bytes", name)
     f = trace.formalization
     if f is not None:
@@ -196,16 +199,28 @@ def check_limits(trace: TraceInput, limits: Limits) -> TraceError | None:
     return None
 
 
+def utf8_size(text: str) -> int:
+    """Bytes of ``text`` in UTF-8; lone surrogates (valid in a JSON escape) count as 3, never raise."""
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
 def load_trace(text: str, limits: Limits | None = None) -> TraceInput | TraceError:
-    """Parse and validate one trace (JSON text)."""
+    """Parse and validate one trace (JSON text): bounded in size, nesting and numbers."""
     limits = limits or Limits()
-    if len(text.encode("utf-8")) > limits.max_line_bytes:
+    if len(text) > limits.max_line_bytes or utf8_size(text) > limits.max_line_bytes:
         return TraceError(f"input longer than {limits.max_line_bytes} bytes")
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return TraceError(f"not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})")
+        data = boundedjson.decode(
+            text, max_depth=limits.max_json_depth, max_number_chars=limits.max_number_chars
+        )
+    except boundedjson.JSONRejected as exc:
+        return TraceError(exc.message)
     return validate_trace(data, limits)
+
+
+def _loc_part(part: object) -> str:
+    text = str(part)  # keys come from the input: keep a long one from swamping the message
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def validate_trace(data: object, limits: Limits | None = None) -> TraceInput | TraceError:
@@ -217,7 +232,7 @@ def validate_trace(data: object, limits: Limits | None = None) -> TraceInput | T
         trace = TraceInput.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"]) or None
+        loc = ".".join(_loc_part(p) for p in err["loc"]) or None
         return TraceError(f"{loc or 'trace'}: {err['msg']}", loc)
     return check_limits(trace, limits) or trace
 
