@@ -112,3 +112,13 @@ def test_near_miss_a_normal_trace_is_unaffected() -> None:
 def test_trace_budget_must_be_positive(value: int) -> None:
     with pytest.raises(ConfigError, match="trace_budget_ms"):
         VerifierConfig(trace_budget_ms=value)
+
+
+def test_no_trace_budget_leaves_the_enclosing_one() -> None:
+    t = json.dumps(_trace(20))
+    api.get_engine("vericot")
+    start = time.monotonic()
+    r = api.check(t, "vericot", limits=Limits(wall_s=1.0), trace_budget_ms=None)
+    assert time.monotonic() - start < 2.5
+    _assert_budget_tail(r.details["steps"], 0)
+    assert r.details["config"]["trace_budget_ms"] is None

@@ -32,8 +32,9 @@ class VerifierConfig:
     rlimit: int | None = None
     step_budget_ms: int = 15_000
     # [ours] wall time for the whole trace (load, every step, LLM stages); an enclosing
-    # cotaudit.limits budget, if tighter, wins. Steps it leaves unchecked are unknown.
-    trace_budget_ms: int = 60_000
+    # cotaudit.limits budget, if tighter, wins; None leaves only that one. Steps it leaves
+    # unchecked are unknown (budget_exhausted).
+    trace_budget_ms: int | None = 60_000
     max_core_checks: int = 64
     semantics: str = "classical"
     formalizer: str = "none"
@@ -78,13 +79,14 @@ class VerifierConfig:
         for name in (
             "timeout_ms",
             "step_budget_ms",
-            "trace_budget_ms",
             "max_core_checks",
             "max_rounds",
             "max_llm_calls_per_trace",
         ):
             if getattr(self, name) < 1:
                 problems.append(f"{name} must be at least 1")
+        if self.trace_budget_ms is not None and self.trace_budget_ms < 1:
+            problems.append("trace_budget_ms must be at least 1 (or None: no bound of its own)")
         if self.rlimit is not None and self.rlimit < 1:
             problems.append("rlimit must be positive")
         if problems:

@@ -418,12 +418,13 @@ class TraceRun(PremiseStage):
         return e.id[:-5] if e.id.endswith("#step") else e.id
 
 
-def trace_deadline(cfg: VerifierConfig) -> float:
+def trace_deadline(cfg: VerifierConfig) -> float | None:
     """The monotonic time by which the trace must end: ``trace_budget_ms`` from now, or the
-    enclosing :mod:`cotaudit.limits` budget (``api.check`` opens one per input) if that ends first."""
-    own = cfg.trace_budget_ms / 1000.0
+    enclosing :mod:`cotaudit.limits` budget (``api.check`` opens one per input) if that ends
+    first; ``None`` when neither bounds it."""
+    own = cfg.trace_budget_ms / 1000.0 if cfg.trace_budget_ms is not None else None
     left = remaining(own)
-    return time.monotonic() + (own if left is None else left)
+    return None if left is None else time.monotonic() + left
 
 
 def _verdict(steps: list[StepOutcome], kb: dict[str, Any]) -> str:
