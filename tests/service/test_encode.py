@@ -127,8 +127,16 @@ def test_a_report_over_its_room_is_shortened_and_says_so() -> None:
     assert short["details"]["verdict"] == "hard_fail" and short["details"]["summary"] == {"n": 1}
     assert "graph" not in short["details"] and note["details_total"] == 3 and note["details_kept"] == 2
     assert fit_report(report, limit) == data  # deterministic
+    assert "input_kept" not in note
     with pytest.raises(TooLarge):  # not even the envelope fits
         fit_report(report, 200)
+
+
+def test_a_huge_id_is_dropped_before_the_report_is_given_up() -> None:
+    report = {**_report(10), "input": {"path": "p" * 50_000, "id": "i" * 50_000, "sha256": "ab" * 32}}
+    short = json.loads(fit_report(report, 4096))
+    assert short["input"] == {"path": None, "id": None, "sha256": "ab" * 32}
+    assert short["details"]["truncated"]["input_kept"] is False and short["verdict"] == "fail"
 
 
 def test_reports_share_a_budget_without_starving_the_later_ones() -> None:

@@ -145,8 +145,9 @@ def fit_report(report: Mapping[str, Any], limit: int) -> bytes:
 
     The shortened report keeps the envelope (engine, input, verdict, score, timing), the small
     ``details`` entries (the engine's own verdict word, summaries) and the leading findings that
-    fit, and says what it left out in ``details.truncated``. :class:`TooLarge` if not even the
-    envelope fits.
+    fit, and says what it left out in ``details.truncated``. If even the envelope is too large
+    (an id or path of many kilobytes), the input is named by its ``sha256`` alone
+    (``input_kept: false``). :class:`TooLarge` if not even that fits.
     """
     try:
         return encode(report, limit)
@@ -169,7 +170,14 @@ def fit_report(report: Mapping[str, Any], limit: int) -> bytes:
     shortened["details"] = {"truncated": note}
     if "timing_ms" in report:
         shortened["timing_ms"] = report["timing_ms"]
-    room = limit - len(encode(shortened, limit))  # TooLarge: not even the envelope fits
+    try:
+        room = limit - len(encode(shortened, limit))
+    except TooLarge:
+        given = report.get("input")
+        sha = given.get("sha256") if isinstance(given, Mapping) else None
+        shortened["input"] = {"path": None, "id": None, "sha256": sha if isinstance(sha, str) else None}
+        note["input_kept"] = False
+        room = limit - len(encode(shortened, limit))  # TooLarge: not even the envelope fits
     kept: dict[str, Any] = {}
     for key, value in list(details.items())[:DETAIL_ENTRIES]:
         if key == "truncated":
