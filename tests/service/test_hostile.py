@@ -250,6 +250,14 @@ def test_a_request_that_arrives_in_parts_within_the_deadline_is_served(guarded: 
     assert json.loads(sent.partition(b"\r\n\r\n")[2])["verdict"] == "pass"
 
 
+def test_pipelined_requests_are_served_and_a_partial_one_gets_its_deadline(guarded: Server) -> None:
+    get = b"GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n"
+    with _connect(guarded, get + get + b"GET /v1/health HTTP/1.1\r\nHo") as sock:
+        closed, sent = _wait_closed(sock, READ_TIMEOUT + SLACK)
+    assert closed and sent.count(b"HTTP/1.1 200 ") == 2  # near miss: the whole ones are answered
+    assert sent.count(b"HTTP/1.1 408 ") == 1  # the partial one, at the read deadline
+
+
 def test_too_many_waiting_connections_close_the_oldest_not_the_served(guarded: Server) -> None:
     with guarded.client(headers=AUTH) as c, concurrent.futures.ThreadPoolExecutor(1) as pool:
         slow = pool.submit(c.post, "/v1/check", json={"engine": "slow", "text": "SLEEP 2"})

@@ -144,8 +144,8 @@ class GuardedH11Protocol(H11Protocol):
             self.waiting.discard(self)
         elif state is h11.ERROR or state is h11.CLOSED:
             self._cancel_read()
-        elif state is h11.SEND_BODY and self._read_timer is None:
-            self._arm_read()  # a pipelined request whose body is still to come
+        elif self._read_timer is None and (state is h11.SEND_BODY or self.conn.trailing_data[0]):
+            self._arm_read()  # a pipelined request, in part already here: its clock starts now
 
     def _arm_read(self) -> None:
         self._cancel_read()
