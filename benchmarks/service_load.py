@@ -1,18 +1,25 @@
 """Service latency under load, on loopback only: N requests, C at a time, against a fresh server.
 
     python benchmarks/service_load.py [--requests 2000] [--concurrency 8] [--workers 2]
+    python benchmarks/service_load.py --half-open 600 --slowloris 20 [--read-timeout 10]
 
 Starts ``cotaudit serve`` on 127.0.0.1 with a free port, warms it with 200 requests, then sends
 ``--requests`` POST /v1/check requests (the te and type6 examples in turn) from
-``--concurrency`` threads, each with its own keep-alive connection. Prints throughput, latency
-percentiles and the server's memory, open files and worker count before and after, then stops
-the server. The load is bounded in count and aimed at 127.0.0.1 only. Benchmarks report; they
-never assert (the load test in tests/service/test_load.py does).
+``--concurrency`` threads, each with its own keep-alive connection, while a prober asks
+``GET /v1/health`` on a fresh connection every 50 ms. Prints throughput, request and health
+latency percentiles and the server's memory, open files and worker count before and after,
+then stops the server. With ``--half-open``/``--slowloris`` the run happens under attack:
+``tests/service/hostile.py`` (its own process) holds that many half-open and slowloris
+connections open, re-opening each one the server closes, and its summary is printed too. The
+load is bounded in count and aimed at 127.0.0.1 only. Benchmarks report; they never assert
+(tests/service/test_load.py does).
 """
 
 from __future__ import annotations
 
 import argparse
+import http.client
+import json
 import os
 import signal
 import socket
@@ -26,6 +33,7 @@ from pathlib import Path
 import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
+HOSTILE = ROOT / "tests" / "service" / "hostile.py"
 
 
 def corpus() -> list[dict[str, str]]:
@@ -99,15 +107,53 @@ def percentile(sorted_ms: list[float], q: float) -> float:
     return sorted_ms[max(0, int(q * len(sorted_ms)) - 1)]
 
 
+def probe_health(port: int, stop: threading.Event, latencies: list[float], failures: list[str]) -> None:
+    """GET /v1/health on a fresh connection every 50 ms until ``stop``."""
+    while not stop.is_set():
+        start = time.perf_counter()
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            conn.request("GET", "/v1/health")
+            status = conn.getresponse().status
+            conn.close()
+            if status != 200:
+                failures.append(str(status))
+        except OSError as exc:
+            failures.append(type(exc).__name__)
+        latencies.append(time.perf_counter() - start)
+        stop.wait(0.05)
+
+
+def start_attack(port: int, half_open: int, slowloris: int) -> subprocess.Popen[str]:
+    cmd = [sys.executable, str(HOSTILE), "--port", str(port)]
+    cmd += ["--half-open", str(half_open), "--slowloris", str(slowloris)]
+    attacker = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert attacker.stdout is not None
+    attacker.stdout.readline()  # "ready": every connection is open
+    return attacker
+
+
+def stop_attack(attacker: subprocess.Popen[str]) -> dict[str, object]:
+    attacker.send_signal(signal.SIGTERM)
+    out, _ = attacker.communicate(timeout=60)
+    lines = out.strip().splitlines()
+    return json.loads(lines[-1]) if lines else {}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--half-open", type=int, default=0, help="half-open sockets held during the run")
+    parser.add_argument("--slowloris", type=int, default=0, help="slowloris clients held during the run")
+    parser.add_argument("--read-timeout", type=float, default=None, help="the server's --read-timeout")
     args = parser.parse_args(argv)
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     cmd = [sys.executable, "-m", "cotaudit", "serve", "--port", str(port), "--workers", str(args.workers)]
+    if args.read_timeout is not None:
+        cmd += ["--read-timeout", str(args.read_timeout)]
     env = {k: v for k, v in os.environ.items() if k != "COTAUDIT_API_TOKEN"}
     proc = subprocess.Popen(cmd, env=env, stderr=subprocess.DEVNULL)
     try:
@@ -127,10 +173,23 @@ def main(argv: list[str] | None = None) -> int:
         load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
         print(f"machine: {os.cpu_count()} cores, load average {load}; server: {args.workers} workers")
         print(f"before: {server_stats(proc.pid)}")
+        attacker = None
+        if args.half_open or args.slowloris:
+            attacker = start_attack(port, args.half_open, args.slowloris)
+            print(f"attack: {args.half_open} half-open, {args.slowloris} slowloris: {server_stats(proc.pid)}")
+        stop = threading.Event()
+        health: list[float] = []
+        failures: list[str] = []
+        prober = threading.Thread(target=probe_health, args=(port, stop, health, failures))
+        prober.start()
         start = time.perf_counter()
         latencies, errors = hammer(url, bodies, args.requests, args.concurrency)
         wall = time.perf_counter() - start
+        stop.set()
+        prober.join()
+        attack = stop_attack(attacker) if attacker is not None else None
         ms = sorted(x * 1000 for x in latencies)
+        hms = sorted(x * 1000 for x in health)
         print(f"after:  {server_stats(proc.pid)}")
         print(
             f"{args.requests} requests, {args.concurrency} concurrent: {wall:.1f} s, "
@@ -140,6 +199,12 @@ def main(argv: list[str] | None = None) -> int:
             f"latency ms: p50 {statistics.median(ms):.1f}  p90 {percentile(ms, 0.9):.1f}  "
             f"p99 {percentile(ms, 0.99):.1f}  max {ms[-1]:.1f}"
         )
+        print(
+            f"health ms ({len(hms)} probes, {len(failures)} failed): p50 {statistics.median(hms):.1f}  "
+            f"p99 {percentile(hms, 0.99):.1f}  max {hms[-1]:.1f}"
+        )
+        if attack is not None:
+            print(f"attacker: {json.dumps(attack)}")
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=60)

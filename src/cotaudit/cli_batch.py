@@ -97,6 +97,31 @@ def add_serve_command(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--max-body", type=int, metavar="BYTES", help="largest request body (default 1 MiB)")
     p.add_argument("--max-batch", type=int, metavar="N", help="most items in one /v1/batch (default 256)")
     p.add_argument(
+        "--max-response",
+        type=int,
+        metavar="BYTES",
+        help="largest answer; reports over it are shortened and say so (default 16 MiB)",
+    )
+    p.add_argument(
+        "--read-timeout",
+        type=float,
+        metavar="S",
+        help="seconds a request may take to arrive, headers and body, or a client may stall "
+        "reading its answer (default 10)",
+    )
+    p.add_argument(
+        "--max-waiting",
+        type=int,
+        metavar="N",
+        help="connections open without a request at work; one more closes the oldest (default 1024)",
+    )
+    p.add_argument(
+        "--max-active",
+        type=int,
+        metavar="N",
+        help="requests served at once; more are answered 503, /v1/health never (default 512)",
+    )
+    p.add_argument(
         "--certify-db",
         metavar="PATH",
         help="certify state for POST /v1/certify/admit and /erase (default: $COTAUDIT_CERTIFY_DB)",
@@ -116,7 +141,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     except ModuleNotFoundError as exc:  # fastapi, uvicorn or pydantic: the 'service' extra
         raise MissingDependency.from_import_error(exc) from None
 
-    for name in ("workers", "item_timeout", "request_timeout", "max_body", "max_batch"):
+    positive = ["workers", "item_timeout", "request_timeout", "max_body", "max_batch"]
+    positive += ["max_response", "read_timeout", "max_waiting", "max_active"]
+    for name in positive:
         value = getattr(args, name)
         if value is not None and value <= 0:
             raise UsageError(f"--{name.replace('_', '-')} must be positive")
@@ -137,6 +164,10 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         request_timeout=args.request_timeout,
         max_body_bytes=args.max_body,
         max_batch_items=args.max_batch,
+        max_response_bytes=args.max_response,
+        read_timeout=args.read_timeout,
+        max_waiting=args.max_waiting,
+        max_active=args.max_active,
     )
     serve(config, log_level=args.log_level)
     return EXIT_OK

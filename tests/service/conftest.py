@@ -3,6 +3,10 @@
 The process runs the CLI through the slow test engine's launcher (so items can sleep, hang or
 kill their worker, and a write endpoint exists), binds 127.0.0.1, and is stopped with SIGTERM
 at the end; the fixture checks it stopped cleanly and left no worker behind.
+
+Every test server also fails any request that turns a report into a dict on the event loop
+(:data:`OFF_LOOP_GUARD` wraps ``cotaudit.service.core.report_dict``): a 40 MB report takes a
+second to serialise, and ``/v1/health`` must not wait for it, so that work belongs in a thread.
 """
 
 from __future__ import annotations
@@ -26,6 +30,23 @@ pytest.importorskip("fastapi", reason="the 'service' extra is not installed")
 
 TOKEN = "s3cret-token-for-tests"
 
+OFF_LOOP_GUARD = (
+    "import asyncio\n"
+    "import cotaudit.service.core as _core\n"
+    "_report_dict = _core.report_dict\n"
+    "def _off_the_loop(report):\n"
+    "    try:\n"
+    "        asyncio.get_running_loop()\n"
+    "    except RuntimeError:\n"
+    "        return _report_dict(report)\n"
+    "    raise RuntimeError('a report was serialised on the event loop')\n"
+    "_core.report_dict = _off_the_loop\n"
+)
+SERVER_LAUNCHER = LAUNCHER.replace(
+    "from cotaudit.cli import main\n", OFF_LOOP_GUARD + "from cotaudit.cli import main\n"
+)
+assert SERVER_LAUNCHER != LAUNCHER
+
 
 @dataclass
 class Server:
@@ -36,6 +57,10 @@ class Server:
 
     def client(self, **kw: object) -> httpx.Client:
         return httpx.Client(base_url=self.url, timeout=60.0, **kw)  # type: ignore[arg-type]
+
+    @property
+    def port(self) -> int:
+        return int(self.url.rsplit(":", 1)[1])
 
 
 def free_port() -> int:
@@ -52,7 +77,7 @@ def start_server(tmp: Path, *args: str, token: str | None = None) -> Server:
         port = free_port()
         marker = f"--request-timeout=45.{port}"  # a flag value no other process has: finds ours
         log = (tmp / f"server-{port}.log").open("wb")
-        cmd = [sys.executable, "-c", LAUNCHER, "serve", "--port", str(port), marker, *args]
+        cmd = [sys.executable, "-c", SERVER_LAUNCHER, "serve", "--port", str(port), marker, *args]
         proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=tmp)
         url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 90

@@ -1,15 +1,24 @@
-"""A bounded load test on loopback: 2,000 requests, 8 at a time; p50/p99, no error, no leak.
+"""Bounded load tests on loopback: p50/p99, no error, no leak.
 
-The real server (two workers) is warmed with 200 requests, then measured: every answer must be
-a 200 carrying the expected verdict, and after the run the server's memory, open files and
-worker processes must be where they were after the warm-up (small slack for allocator noise).
-The latency figures are printed and kept in ``tests/service/artifacts/load.json``.
+- 2,000 requests, 8 at a time: the real server (two workers) is warmed with 200 requests, then
+  measured: every answer must be a 200 carrying the expected verdict, and after the run the
+  server's memory, open files and worker processes must be where they were after the warm-up
+  (small slack for allocator noise). Figures in ``tests/service/artifacts/load.json``.
+- the same under attack: 600 half-open sockets and 20 slowloris clients (``hostile.py``, in
+  its own process) held open while 1,000 real requests run and ``/v1/health`` is probed on
+  fresh connections; every request and probe must succeed, health's p99 stay under 1 s, and
+  the server must have closed every attacker at its read deadline. Figures in
+  ``tests/service/artifacts/attack.json``.
 """
 
 from __future__ import annotations
 
+import http.client
 import json
+import signal
 import statistics
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -18,6 +27,7 @@ import httpx
 import pytest
 
 from .conftest import Server, start_server, stop_server
+from .hostile import raise_fd_limit
 
 pytestmark = pytest.mark.slow
 
@@ -62,7 +72,7 @@ def _stats(pid: int) -> dict[str, int]:
 
 
 def _hammer(
-    server: Server, corpus: list[tuple[dict[str, str], str]], n: int
+    server: Server, corpus: list[tuple[dict[str, str], str]], n: int, concurrency: int = CONCURRENCY
 ) -> tuple[list[float], list[str]]:
     latencies: list[float] = []
     errors: list[str] = []
@@ -90,7 +100,7 @@ def _hammer(
                     if problem:
                         errors.append(problem)
 
-    threads = [threading.Thread(target=run) for _ in range(CONCURRENCY)]
+    threads = [threading.Thread(target=run) for _ in range(concurrency)]
     for t in threads:
         t.start()
     for t in threads:
@@ -134,3 +144,108 @@ def test_load_2000_requests_8_concurrent(tmp_path: Path) -> None:
     assert after["fds"] <= before["fds"] + 8
     assert after["threads"] <= before["threads"] + 4
     assert after["rss_kb"] - before["rss_kb"] < 64 * 1024
+
+
+# --------------------------------------------------------------------------- under attack
+
+HOSTILE = Path(__file__).resolve().parent / "hostile.py"
+HALF_OPEN = 600
+SLOWLORIS = 20
+ATTACK_REQUESTS = 1000
+ATTACK_READ_TIMEOUT = 10.0  # the default --read-timeout (so the old service can be run too)
+
+
+def _probe_health(port: int, stop: threading.Event, latencies: list[float], errors: list[str]) -> None:
+    """GET /v1/health on a fresh connection every 50 ms: a new client must get in, too."""
+    while not stop.is_set():
+        start = time.perf_counter()
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            conn.request("GET", "/v1/health")
+            status = conn.getresponse().status
+            conn.close()
+            if status != 200:
+                errors.append(f"health answered {status}")
+        except OSError as exc:
+            errors.append(f"health: {type(exc).__name__}: {exc}")
+        latencies.append(time.perf_counter() - start)
+        stop.wait(0.05)
+
+
+def test_health_and_real_requests_survive_half_open_and_slowloris_clients(tmp_path: Path) -> None:
+    """600 half-open sockets and 20 slowloris clients, re-opened as soon as the server closes
+    them, while 1,000 real requests run 4 at a time: every real request succeeds, /v1/health
+    answers every probe (p99 under 1 s), and the server closes the attackers at its deadline."""
+    raise_fd_limit(4096)
+    corpus = _corpus()
+    server = start_server(tmp_path, "--workers", "2", "--item-timeout", "30")
+    attacker = None
+    try:
+        pid = server.process.pid
+        _, warm_errors = _hammer(server, corpus, 50)
+        assert warm_errors == []
+        before = _stats(pid)
+        cmd = [sys.executable, str(HOSTILE), "--port", str(server.port)]
+        cmd += ["--half-open", str(HALF_OPEN), "--slowloris", str(SLOWLORIS)]
+        attacker = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        assert attacker.stdout is not None
+        assert attacker.stdout.readline().strip() == "ready"
+        under_attack = _stats(pid)
+        for _ in range(100):  # the server may accept the last ones a moment later
+            if under_attack["fds"] >= before["fds"] + HALF_OPEN:
+                break
+            time.sleep(0.1)
+            under_attack = _stats(pid)
+        stop = threading.Event()
+        health: list[float] = []
+        health_errors: list[str] = []
+        prober = threading.Thread(target=_probe_health, args=(server.port, stop, health, health_errors))
+        prober.start()
+        start = time.perf_counter()
+        latencies, errors = _hammer(server, corpus, ATTACK_REQUESTS, concurrency=4)
+        while time.perf_counter() - start < ATTACK_READ_TIMEOUT + 3:  # every attacker cut off once
+            time.sleep(0.1)
+        wall = time.perf_counter() - start
+        stop.set()
+        prober.join(timeout=60)
+        attacker.send_signal(signal.SIGTERM)
+        out, _ = attacker.communicate(timeout=60)
+        attack = json.loads(out.strip().splitlines()[-1])
+        time.sleep(1.0)
+        after = _stats(pid)
+    finally:
+        if attacker is not None and attacker.poll() is None:
+            attacker.kill()
+            attacker.wait(timeout=10)
+        stop_server(server)
+    assert errors == [] and len(latencies) == ATTACK_REQUESTS
+    assert health_errors == [] and len(health) > 20
+    ms = sorted(x * 1000 for x in health)
+    real = sorted(x * 1000 for x in latencies)
+    figures = {
+        "half_open": HALF_OPEN,
+        "slowloris": SLOWLORIS,
+        "read_timeout_s": ATTACK_READ_TIMEOUT,
+        "requests": ATTACK_REQUESTS,
+        "wall_s": round(wall, 2),
+        "health_probes": len(ms),
+        "health_p50_ms": round(statistics.median(ms), 2),
+        "health_p99_ms": round(ms[int(0.99 * len(ms)) - 1], 2),
+        "health_max_ms": round(ms[-1], 2),
+        "request_p50_ms": round(statistics.median(real), 2),
+        "request_p99_ms": round(real[int(0.99 * len(real)) - 1], 2),
+        "attack": attack,
+        "server_before": before,
+        "server_under_attack": under_attack,
+        "server_after": after,
+    }
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "attack.json").write_text(json.dumps(figures, indent=2) + "\n")
+    print("\nunder attack:", json.dumps(figures))
+    assert figures["health_p99_ms"] < 1000
+    assert under_attack["fds"] >= before["fds"] + HALF_OPEN  # the attack really was held open
+    for kind in ("half_open", "slowloris"):  # ... and the server closed it at its deadline
+        assert attack[kind]["closed_by_server"] >= {"half_open": HALF_OPEN, "slowloris": SLOWLORIS}[kind]
+        assert attack[kind]["lifetime_max_s"] < ATTACK_READ_TIMEOUT + 10
+        assert attack[kind]["lifetime_median_s"] >= ATTACK_READ_TIMEOUT - 1
+    assert after["fds"] <= before["fds"] + 16 and after["children"] == 2

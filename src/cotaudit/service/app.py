@@ -1,5 +1,6 @@
-"""The HTTP service: the one module of cotaudit that imports ``fastapi`` (with pydantic) and
-``uvicorn``. :func:`create_app` builds the app, :func:`serve` runs it (``cotaudit serve``).
+"""The HTTP service: the one module of cotaudit that imports ``fastapi`` (with pydantic);
+:mod:`cotaudit.service.transport` is the one that imports ``uvicorn``. :func:`create_app` builds
+the app, :func:`serve` runs it (``cotaudit serve``).
 
 Endpoints (all JSON; errors are ``{"error": {"status", "code", "message"}}``):
 
@@ -12,20 +13,25 @@ Endpoints (all JSON; errors are ``{"error": {"status", "code", "message"}}``):
 | ``GET /v1/codes`` | every stable diagnostic code |
 | ``POST /v1/<engine>/<name>`` | engine endpoints (:mod:`cotaudit.service.routes`) |
 | ``GET /openapi.json`` | the OpenAPI schema, with the R-1 report schema in it |
+
+In front of the app sit the gates (:mod:`cotaudit.service.gates`: the token before anything is
+read, then the body limit and the number of requests at work) and, under it, the transport
+(:mod:`cotaudit.service.transport`: read and write deadlines, the waiting-connection cap).
+Every answer is encoded by :mod:`cotaudit.service.encode`, so a lone surrogate anywhere is
+escaped, never a 500.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated, Any, TextIO
 
-import uvicorn
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
@@ -33,21 +39,32 @@ from starlette.exceptions import HTTPException
 from cotaudit import __version__
 from cotaudit.report import json_schema
 from cotaudit.rewards import DEFAULT_ENGINE
+from cotaudit.service import transport
 from cotaudit.service.config import TOKEN_ENV, EngineRoute, ServiceConfig, routes
 from cotaudit.service.core import ServiceCore, ServiceError
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-ASGIApp = Callable[
-    [Scope, Callable[[], Awaitable[Message]], Callable[[Message], Awaitable[None]]], Awaitable[None]
-]
+from cotaudit.service.encode import encode
+from cotaudit.service.gates import RequestGate, TokenGate
 
 REPORT_REF = {"$ref": "#/components/schemas/Report"}
-# Declares the bearer scheme in the OpenAPI schema; the check itself is ServiceCore.authorize.
+HEALTH = "/v1/health"
+# Declares the bearer scheme in the OpenAPI schema; the check itself is gates.TokenGate, which
+# runs ServiceCore.authorize before anything of the request is read.
 BearerToken = Annotated[
     HTTPAuthorizationCredentials | None, Depends(HTTPBearer(auto_error=False, description=TOKEN_ENV))
 ]
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 413: "payload_too_large"}
+
+
+class JSON(JSONResponse):
+    """A JSON response for any Unicode content (lone surrogates escaped, see ``encode``)."""
+
+    def render(self, content: Any) -> bytes:
+        return encode(content)
+
+
+def _json(body: bytes) -> Response:
+    """An answer the core has already encoded (off the event loop)."""
+    return Response(content=body, media_type="application/json")
 
 
 class CheckItem(BaseModel):
@@ -67,44 +84,6 @@ class RewardRequest(BaseModel):
     completions: list[str | list[dict[str, Any]]] = Field(description="strings, or conversations")
     engine: str = DEFAULT_ENGINE
     shaping: dict[str, Any] | None = Field(default=None, description="cotaudit.rewards.Shaping fields")
-
-
-class BodyTooLarge(Exception):
-    """The request body passed the configured limit while it was being read."""
-
-
-class BodyLimit:
-    """Refuse bodies over ``limit`` bytes: by ``Content-Length`` up front, else while reading."""
-
-    def __init__(self, app: ASGIApp, limit: int) -> None:
-        self.app = app
-        self.limit = limit
-
-    async def __call__(self, scope: Scope, receive: Callable[[], Awaitable[Message]], send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        headers = dict(scope.get("headers") or [])
-        declared = headers.get(b"content-length", b"").decode("latin-1")
-        if declared.isdigit() and int(declared) > self.limit:
-            error = _too_large(self.limit)
-            await JSONResponse(error.body(), status_code=413)(scope, receive, send)
-            return
-        seen = 0
-
-        async def limited() -> Message:
-            nonlocal seen
-            message = await receive()
-            seen += len(message.get("body", b"") or b"")
-            if seen > self.limit:
-                raise BodyTooLarge
-            return message
-
-        await self.app(scope, limited, send)
-
-
-def _too_large(limit: int) -> ServiceError:
-    return ServiceError(413, "payload_too_large", f"the request body is larger than {limit} bytes")
 
 
 def create_app(config: ServiceConfig | None = None) -> FastAPI:
@@ -127,93 +106,90 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         lifespan=lifespan,
         docs_url=None,  # Swagger UI loads from a CDN; the schema itself is at /openapi.json
         redoc_url=None,
+        default_response_class=JSON,
     )
     app.state.core = core
-    app.add_middleware(BodyLimit, limit=config.max_body_bytes)
+    # added innermost first: TokenGate sees the request before RequestGate reads its body
+    app.add_middleware(
+        RequestGate, max_body=config.max_body_bytes, max_active=config.max_active, exempt=(HEALTH,)
+    )
+    write_paths = [r.path for r in routes() if r.write]
+    app.add_middleware(TokenGate, authorize=core.authorize, open_paths=(HEALTH,), write_paths=write_paths)
 
-    def auth(write: bool) -> Any:
-        async def check_token(request: Request, _: BearerToken) -> None:
-            core.authorize(request.headers.get("authorization"), write=write)
+    async def bearer(_: BearerToken) -> None:
+        """Declares the scheme in the schema; TokenGate has checked the token already."""
 
-        return Depends(check_token)
-
-    read_auth = [auth(False)]
+    read_auth = [Depends(bearer)]
 
     @app.post(
         "/v1/check",
         dependencies=read_auth,
         responses={200: {"content": {"application/json": {"schema": REPORT_REF}}}},
     )
-    async def check(item: CheckItem) -> JSONResponse:
+    async def check(item: CheckItem) -> Response:
         """Check one item and return its R-1 report."""
-        return JSONResponse(await core.check(item.model_dump()))
+        return _json(await core.check(item.model_dump()))
 
     @app.post("/v1/batch", dependencies=read_auth)
-    async def batch(request: BatchRequest) -> JSONResponse:
+    async def batch(request: BatchRequest) -> Response:
         """Check a bounded list of items; the reports come back in order."""
-        return JSONResponse(await core.batch([i.model_dump() for i in request.items]))
+        return _json(await core.batch([i.model_dump() for i in request.items]))
 
     @app.post("/v1/reward", dependencies=read_auth)
-    async def reward(request: RewardRequest) -> JSONResponse:
+    async def reward(request: RewardRequest) -> Response:
         """Shaped rewards for a list of completions (pass 1, fail 0, graded type6, abstain set)."""
-        return JSONResponse(await core.reward(request.completions, request.engine, request.shaping))
+        return _json(await core.reward(request.completions, request.engine, request.shaping))
 
-    @app.get("/v1/health")
-    async def health() -> JSONResponse:
-        """Liveness and what this instance can do."""
-        return JSONResponse(core.health())
+    @app.get(HEALTH)
+    async def health() -> JSON:
+        """Liveness and what this instance can do (never behind the token, never turned away)."""
+        return JSON(core.health())
 
     @app.get("/v1/codes", dependencies=read_auth)
-    async def codes() -> JSONResponse:
+    async def codes() -> Response:
         """Every stable diagnostic code of every engine."""
-        return JSONResponse(core.codes())
+        return _json(await core.codes())
 
     for route in routes():
-        _add_engine_route(app, core, route, [auth(route.write)])
-    _install_error_handlers(app, config)
+        _add_engine_route(app, core, route, read_auth)
+    _install_error_handlers(app)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
 
 
 def _add_engine_route(app: FastAPI, core: ServiceCore, route: EngineRoute, dependencies: list[Any]) -> None:
-    async def endpoint(body: dict[str, Any]) -> JSONResponse:
-        return JSONResponse(await core.call_route(route, body))
+    async def endpoint(body: dict[str, Any]) -> Response:
+        return _json(await core.call_route(route, body))
 
     endpoint.__name__ = f"{route.engine}_{route.name}"
     summary = route.summary + (" (needs the bearer token)" if route.write else "")
     app.add_api_route(route.path, endpoint, methods=["POST"], dependencies=dependencies, summary=summary)
 
 
-def _install_error_handlers(app: FastAPI, config: ServiceConfig) -> None:
-    def answer(error: ServiceError) -> JSONResponse:
-        return JSONResponse(error.body(), status_code=error.status, headers=error.headers)
+def _install_error_handlers(app: FastAPI) -> None:
+    def answer(error: ServiceError) -> JSON:
+        return JSON(error.body(), status_code=error.status, headers=error.headers)
 
-    async def on_service_error(request: Request, exc: Exception) -> JSONResponse:
+    async def on_service_error(request: Request, exc: Exception) -> JSON:
         assert isinstance(exc, ServiceError)
         return answer(exc)
 
-    async def on_too_large(request: Request, exc: Exception) -> JSONResponse:
-        return answer(_too_large(config.max_body_bytes))
-
-    async def on_validation(request: Request, exc: Exception) -> JSONResponse:
+    async def on_validation(request: Request, exc: Exception) -> JSON:
         assert isinstance(exc, RequestValidationError)
         first = exc.errors()[0] if exc.errors() else {}
         where = ".".join(str(p) for p in first.get("loc", ()))
         message = f"{where}: {first.get('msg', 'invalid request')}" if where else "invalid request"
         return answer(ServiceError(422, "invalid_request", message))
 
-    async def on_http(request: Request, exc: Exception) -> JSONResponse:
+    async def on_http(request: Request, exc: Exception) -> JSON:
         assert isinstance(exc, HTTPException)
-        if isinstance(exc.__cause__, BodyTooLarge):  # raised while FastAPI read the body
-            return answer(_too_large(config.max_body_bytes))
         code = _HTTP_CODES.get(exc.status_code, f"http_{exc.status_code}")
         return answer(ServiceError(exc.status_code, code, str(exc.detail), exc.headers))
 
-    async def on_crash(request: Request, exc: Exception) -> JSONResponse:
+    async def on_crash(request: Request, exc: Exception) -> JSON:
         return answer(ServiceError(500, "internal_error", f"internal error: {type(exc).__name__}"))
 
     app.add_exception_handler(ServiceError, on_service_error)
-    app.add_exception_handler(BodyTooLarge, on_too_large)
     app.add_exception_handler(RequestValidationError, on_validation)
     app.add_exception_handler(HTTPException, on_http)
     app.add_exception_handler(Exception, on_crash)
@@ -251,18 +227,6 @@ def _rewrite_refs(node: Any) -> Any:
 
 # --------------------------------------------------------------------------- running it
 
-# Connections beyond this many at once are answered 503 by uvicorn itself.
-MAX_CONNECTIONS = 512
-
-
-class _Server(uvicorn.Server):
-    """uvicorn's server, except that a SIGINT/SIGTERM shutdown ends ``cotaudit serve`` with exit
-    status 0 instead of re-raising the signal once the graceful shutdown is done."""
-
-    def handle_exit(self, sig: int, frame: Any) -> None:
-        super().handle_exit(sig, frame)
-        self._captured_signals.clear()
-
 
 def serve(config: ServiceConfig, *, log_level: str = "warning", stream: TextIO | None = None) -> None:
     """Serve until SIGINT/SIGTERM: open requests finish, then the lifespan closes the pool."""
@@ -274,19 +238,16 @@ def serve(config: ServiceConfig, *, log_level: str = "warning", stream: TextIO |
         )
     out.write(f"cotaudit: serving on http://{_host(config.host)}:{config.port} ({config.workers} workers)\n")
     out.flush()
-    server = _Server(
-        uvicorn.Config(
-            create_app(config),
-            host=config.host,
-            port=config.port,
-            log_level=log_level,
-            access_log=False,
-            limit_concurrency=MAX_CONNECTIONS,
-            timeout_keep_alive=5,
-            timeout_graceful_shutdown=int(config.request_timeout) + 5,
-        )
+    transport.run(
+        create_app(config),
+        host=config.host,
+        port=config.port,
+        limits=transport.ConnectionLimits(config.read_timeout, config.max_waiting),
+        max_active=config.max_active,
+        graceful_s=int(config.request_timeout) + 5,
+        log_level=log_level,
+        stream=out,
     )
-    server.run()
 
 
 def _host(host: str) -> str:

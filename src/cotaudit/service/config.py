@@ -6,6 +6,15 @@ than ``max_body_bytes`` is refused before it is parsed, a list longer than ``max
 (or ``max_reward_items``) is refused, every item runs in a worker process that is killed at
 ``item_timeout`` seconds, a request still waiting at ``request_timeout`` is answered 504, and
 more than ``max_backlog`` items queued at once are answered 503 with ``Retry-After``.
+
+Connections are bounded too (:mod:`cotaudit.service.transport`): a request must arrive whole,
+headers and body, within ``read_timeout`` seconds of its first byte (a new connection's clock
+starts when it opens), and a client that stops reading its answer for ``read_timeout`` seconds
+is dropped; at most ``max_waiting`` connections may be open without a request at work (still
+sending one, or idle between two) — a new one beyond that closes the oldest of them, never a
+connection whose request is being served; at most ``max_active`` requests are served at once
+(more are answered 503, ``/v1/health`` never); an answer is at most ``max_response_bytes``
+(reports over it are shortened and say so, see :mod:`cotaudit.service.encode`).
 """
 
 from __future__ import annotations
@@ -39,6 +48,10 @@ class ServiceConfig:
     item_timeout: float = 10.0
     request_timeout: float = 60.0
     max_backlog: int = 4096
+    read_timeout: float = 10.0
+    max_waiting: int = 1024
+    max_active: int = 512
+    max_response_bytes: int = 16 << 20
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> ServiceConfig:

@@ -2,16 +2,19 @@
 
 Items run in a :class:`~cotaudit.batch.pool.LocalPool` (processes killed at the item time
 limit), so a trace that makes an engine spin costs one worker for ``item_timeout`` seconds and
-never a hung service. Errors a client can cause are :class:`ServiceError` with an HTTP status
-and a stable ``code``; the app turns them into ``{"error": {"status", "code", "message"}}``.
+never a hung service. Answers are encoded in a small thread pool, never on the event loop
+(a 40 MB report takes a second to turn into JSON; ``/v1/health`` must not wait for it), and
+to at most ``max_response_bytes`` (:mod:`cotaudit.service.encode`). Errors a client can cause
+are :class:`ServiceError` with an HTTP status and a stable ``code``; the app turns them into
+``{"error": {"status", "code", "message"}}``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hmac
-from collections.abc import Mapping, Sequence
-from concurrent.futures import Future
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from cotaudit import __version__, api, codes
@@ -21,6 +24,9 @@ from cotaudit.errors import EngineUnavailable, UnknownEngine
 from cotaudit.report import Report, report_dict
 from cotaudit.rewards import Shaping, completion_text, reward_for
 from cotaudit.service.config import EngineRoute, ServiceConfig, resolve
+from cotaudit.service.encode import TooLarge, encode, fit_report, fit_reports
+
+RENDER_THREADS = 2  # encoding is CPU work: more threads than cores only queue on the GIL
 
 
 class ServiceError(Exception):
@@ -55,27 +61,45 @@ class ServiceCore:
     def __init__(self, config: ServiceConfig) -> None:
         self.config = config
         self._pool: LocalPool | None = None
+        self._render: ThreadPoolExecutor | None = None
+        self._problems: dict[str, ServiceError | None] = {}
 
     def start(self) -> None:
-        available = tuple(s.name for s in api.engines() if s.implemented and _engine_problem(s.name) is None)
+        # resolved once: an engine that cannot load would otherwise retry its import per request
+        self._problems = {s.name: _engine_problem(s.name) for s in api.engines()}
+        available = tuple(s.name for s in api.engines() if s.implemented and self._problems[s.name] is None)
+        self._render = ThreadPoolExecutor(RENDER_THREADS, thread_name_prefix="cotaudit-render")
         self._pool = LocalPool(self.config.workers, timeout=self.config.item_timeout, preload=available)
 
     def stop(self) -> None:
         if self._pool is not None:
             self._pool.close()
             self._pool = None
+        if self._render is not None:
+            self._render.shutdown(wait=True)
+            self._render = None
+
+    def _problem(self, engine: str) -> ServiceError | None:
+        if engine in self._problems:
+            return self._problems[engine]
+        return _engine_problem(engine)
 
     # ------------------------------------------------------------------ auth
 
-    def authorize(self, authorization: str | None, *, write: bool = False) -> None:
-        """Raise unless the request may go on: the bearer token when one is set (always for writes)."""
+    def authorize(self, authorization: bytes | None, *, write: bool = False) -> None:
+        """Raise unless the request may go on: the bearer token when one is set (always for writes).
+
+        ``authorization`` is the raw header; the token is compared as bytes in constant time
+        (a token from the environment that is not UTF-8 compares as its original bytes).
+        """
         token = self.config.token
         if token is None:
             if write:
                 raise ServiceError(403, "writes_disabled", "write endpoints need COTAUDIT_API_TOKEN set")
             return
-        scheme, _, given = (authorization or "").partition(" ")
-        if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), token.encode()):
+        scheme, _, given = (authorization or b"").partition(b" ")
+        expected = token.encode("utf-8", "surrogateescape")
+        if scheme.lower() != b"bearer" or not hmac.compare_digest(given.strip(), expected):
             raise ServiceError(
                 401, "unauthorized", "missing or wrong bearer token", {"WWW-Authenticate": "Bearer"}
             )
@@ -83,7 +107,7 @@ class ServiceCore:
     # ------------------------------------------------------------------ endpoints
 
     def health(self) -> dict[str, Any]:
-        engines = {s.name: _engine_problem(s.name) is None for s in api.engines()}
+        engines = {s.name: self._problem(s.name) is None for s in api.engines()}
         backlog = self._pool.backlog if self._pool is not None else 0
         return {
             "status": "ok" if self._pool is not None else "starting",
@@ -93,8 +117,11 @@ class ServiceCore:
             "backlog": backlog,
         }
 
+    async def codes(self) -> bytes:
+        return await self._encode(lambda: encode(self._codes(), self.config.max_response_bytes))
+
     @staticmethod
-    def codes() -> dict[str, Any]:
+    def _codes() -> dict[str, Any]:
         return {
             "codes": [
                 {
@@ -109,34 +136,41 @@ class ServiceCore:
             ]
         }
 
-    async def check(self, item: Mapping[str, Any]) -> dict[str, Any]:
-        """One item → its R-1 report; an engine that cannot run here is a 400."""
+    async def check(self, item: Mapping[str, Any]) -> bytes:
+        """One item → its R-1 report (shortened if over the response limit); an engine that
+        cannot run here is a 400."""
         payload = _payload(item, 0)
         if payload.error is not None:
             raise ServiceError(422, "bad_item", payload.error)
-        problem = _engine_problem(payload.engine)
+        problem = self._problem(payload.engine)
         if problem is not None:
             raise problem
         (report,) = await self._run([payload])
-        return report_dict(report)
+        return await self._encode(lambda: fit_report(report_dict(report), self.config.max_response_bytes))
 
-    async def batch(self, items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    async def batch(self, items: Sequence[Mapping[str, Any]]) -> bytes:
         """A bounded list of items → their reports, in order; a bad item gets an ``invalid`` one."""
         self._bounded(len(items), self.config.max_batch_items, "items")
         payloads = [_payload(item, i) for i, item in enumerate(items)]
         for k, p in enumerate(payloads):
-            problem = _engine_problem(p.engine) if p.error is None else None
+            problem = self._problem(p.engine) if p.error is None else None
             if problem is not None:
                 payloads[k] = p._replace(error=problem.message)
         reports = await self._run(payloads)
-        return {"reports": [report_dict(r) for r in reports]}
+
+        def render() -> bytes:
+            head, tail = b'{"reports":[', b"]}"
+            room = self.config.max_response_bytes - len(head) - len(tail)
+            return head + b",".join(fit_reports([report_dict(r) for r in reports], room)) + tail
+
+        return await self._encode(render)
 
     async def reward(
         self, completions: Sequence[Any], engine: str, shaping: Mapping[str, Any] | None
-    ) -> dict[str, Any]:
+    ) -> bytes:
         """Completions → shaped rewards (``cotaudit.rewards``), with the verdicts behind them."""
         self._bounded(len(completions), self.config.max_reward_items, "completions")
-        problem = _engine_problem(engine)
+        problem = self._problem(engine)
         if problem is not None:
             raise problem
         try:
@@ -147,9 +181,13 @@ class ServiceCore:
             Payload(engine, completion_text(c), None, f"completion-{i}") for i, c in enumerate(completions)
         ]
         reports = await self._run(payloads)
-        return {"rewards": [reward_for(r, shape) for r in reports], "verdicts": [r.verdict for r in reports]}
+        answer = {
+            "rewards": [reward_for(r, shape) for r in reports],
+            "verdicts": [r.verdict for r in reports],
+        }
+        return await self._encode(lambda: encode(answer, self.config.max_response_bytes))
 
-    async def call_route(self, route: EngineRoute, body: Mapping[str, Any]) -> dict[str, Any]:
+    async def call_route(self, route: EngineRoute, body: Mapping[str, Any]) -> bytes:
         """Run an engine endpoint's handler in a thread, under the request time limit."""
         handler = resolve(route)
         if handler is None:
@@ -164,7 +202,21 @@ class ServiceCore:
             raise ServiceError(400, "bad_request", str(exc)) from None
         except KeyError as exc:
             raise ServiceError(404, "not_found", str(exc)) from None
-        return dict(result)
+        answer = dict(result)
+        return await self._encode(lambda: encode(answer, self.config.max_response_bytes), done=True)
+
+    async def _encode(self, render: Callable[[], bytes], *, done: bool = False) -> bytes:
+        """Run ``render`` in the render threads; an answer over the limit is a 422 that says
+        whether the request was nevertheless carried out (``done``: an endpoint changed state)."""
+        if self._render is None:
+            raise ServiceError(503, "starting", "the service is starting", {"Retry-After": "1"})
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._render, render)
+        except TooLarge as exc:
+            what = "the request was carried out, but its answer" if done else "the answer"
+            raise ServiceError(
+                422, "response_too_large", f"{what} is larger than the response limit of {exc.limit} bytes"
+            ) from None
 
     # ------------------------------------------------------------------ running items
 
