@@ -26,8 +26,10 @@ from pathlib import Path
 from typing import NoReturn
 
 from cotaudit import __version__, api
+from cotaudit.cli_io import write_stdout
 from cotaudit.errors import CotauditError, UsageError
 from cotaudit.report import Report
+from cotaudit.report.encoding import utf8_bytes
 from cotaudit.report.jsonout import render_json
 from cotaudit.report.runlog import render_run_log
 from cotaudit.report.sarif import render_sarif
@@ -56,26 +58,14 @@ def exit_code(reports: Sequence[Report]) -> int:
 
 def _write(text: str, output: str | None) -> None:
     """UTF-8 bytes to ``output`` or stdout, never translated, so output is byte-identical."""
-    data = text.encode("utf-8")
+    data = utf8_bytes(text)  # a lone surrogate is written as \uXXXX, never an exception
     if output is not None and output != "-":
         try:
             Path(output).write_bytes(data)
         except OSError as exc:
             raise UsageError(f"{output}: cannot write ({exc.strerror or type(exc).__name__})") from None
         return
-    try:
-        buffer = getattr(sys.stdout, "buffer", None)
-        if buffer is None:
-            sys.stdout.write(text)
-        else:
-            sys.stdout.flush()
-            buffer.write(data)
-            buffer.flush()
-    except BrokenPipeError:
-        # The reader went away (``| head``): stop writing, keep the exit code, and point stdout
-        # at devnull so the interpreter's final flush does not complain either.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+    write_stdout(data)
 
 
 # --------------------------------------------------------------------------- check
