@@ -27,6 +27,7 @@ from typing import NoReturn
 
 from cotaudit import __version__, api
 from cotaudit.cli_io import write_stdout
+from cotaudit.cli_limits import add_limit_options, limits_from_args
 from cotaudit.errors import CotauditError, UsageError
 from cotaudit.report import Report
 from cotaudit.report.encoding import utf8_bytes
@@ -86,7 +87,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
             items.append(api.InputItem(engine=args.engine, text=text, path=None, item_id=None))
         else:
             items.extend(api.load_inputs(path, args.engine))
-    reports = [api.run_item(item) for item in items]
+    limits = limits_from_args(args)
+    reports = [api.run_item(item, limits=limits) for item in items]
     timing = not args.no_timing
     if args.format == "json":
         single = len(paths) == 1 and len(reports) == 1 and not api.is_jsonl(paths[0])
@@ -110,7 +112,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
-    result = api.audit(args.paths)
+    result = api.audit(args.paths, limits=limits_from_args(args))
     if not result.reports:
         counts = _skip_counts(result.skipped)
         why = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items()))
@@ -198,6 +200,7 @@ def build_parser() -> _Parser:
     check.add_argument("--format", choices=("text", "json", "jsonl", "sarif", "html"), default="text")
     check.add_argument("-o", "--output", metavar="OUT", help="write the output to OUT instead of stdout")
     check.add_argument("--no-timing", action="store_true", help="leave out timing_ms (byte-identical output)")
+    add_limit_options(check)
     check.add_argument("paths", nargs="+", metavar="PATH", help="trace file, .jsonl file, or - (stdin)")
     check.set_defaults(handler=_cmd_check)
 
@@ -217,6 +220,7 @@ def build_parser() -> _Parser:
         help="write the HTML report to DIR/index.html (default: cotaudit-report)",
     )
     audit.add_argument("--no-html", action="store_true", help="do not write the HTML report")
+    add_limit_options(audit)
     audit.add_argument("paths", nargs="+", metavar="PATH", help="file or directory")
     audit.set_defaults(handler=_cmd_audit)
     from cotaudit.cli_batch import add_batch_command, add_serve_command

@@ -4,7 +4,8 @@ Per line of the text: ``SLEEP s`` sleeps ``s`` seconds; ``HANG`` sleeps forever;
 burns the CPU forever; ``WORK s`` works ``s`` seconds the way a real engine does, calling
 ``limits.checkpoint()`` (so a budget stops it); ``EXIT`` ends the worker process
 (``os._exit(3)``); ``CRASH`` raises; ``ALLOC m`` maps ``m`` MiB for the item, ``LEAK m`` maps
-``m`` MiB and keeps them (both untouched: no resident memory); ``PID`` and ``ENV NAME`` put the
+``m`` MiB and keeps them (both untouched: no resident memory), ``TOUCH m`` fills ``m`` MiB
+for the rest of the item (resident); ``PID`` and ``ENV NAME`` put the
 worker's pid and ``$NAME`` in ``details``. ``BAD`` anywhere makes the verdict ``fail``. Subprocess tests run the CLI through
 :data:`LAUNCHER`, which loads this file, registers the engine (with ``planned``, an engine that
 is known but not implemented, and a write endpoint for the service) and calls
@@ -41,6 +42,8 @@ def slow_check(text: str, *, path: str | None = None, item_id: str | None = None
             block = bytes(int(word.split()[1]) << 20)  # calloc: mapped, not touched
             details["allocated"] = len(block) >> 20
             del block
+        elif word.startswith("TOUCH "):
+            details.setdefault("touched", []).append(bytearray(b"x" * (int(word.split()[1]) << 20)))
         elif word.startswith("LEAK "):
             _KEPT.append(bytes(int(word.split()[1]) << 20))
         elif word == "PID":
@@ -57,6 +60,7 @@ def slow_check(text: str, *, path: str | None = None, item_id: str | None = None
             os._exit(3)
         elif word == "CRASH":
             raise RuntimeError("slow engine crashed")
+    details.pop("touched", None)
     findings = tuple(
         Finding("SLOW_E001", "error", Location(line=n), "BAD line", {"column": line.find("BAD") + 1})
         for n, line in enumerate(text.split("\n"), start=1)

@@ -263,6 +263,7 @@ class WorkerSetup(NamedTuple):
     inherited: tuple[int, ...] = ()  # a forked child closes the parent's ends of other pipes
     environ: dict[str, str] | None = None  # the parent's environment now (a fork server's is older)
     memory_mb: int | None = None  # the per-item memory budget: the address-space cap's base
+    headroom_mb: int = WORKER_HEADROOM_MB
 
 
 def detach(pool_pid: int) -> None:
@@ -344,7 +345,7 @@ def worker_main(conn: Connection, setup: WorkerSetup) -> None:
     preload(setup.engines)
     base = mapped_bytes()
     if setup.memory_mb is not None:
-        limits.limit_process_memory(setup.memory_mb + WORKER_HEADROOM_MB)
+        limits.limit_process_memory(setup.memory_mb + setup.headroom_mb)
     conn.send(("ready", os.getpid(), code_origin()))
     while True:
         try:
@@ -356,7 +357,7 @@ def worker_main(conn: Connection, setup: WorkerSetup) -> None:
         payload, options = message
         report = execute(payload, options)
         now = mapped_bytes()
-        retiring = base is not None and now is not None and now - base > WORKER_HEADROOM_MB << 20
+        retiring = base is not None and now is not None and now - base > setup.headroom_mb << 20
         conn.send(("report", report, retiring))
         if retiring:
             return

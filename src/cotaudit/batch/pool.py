@@ -26,6 +26,7 @@ import contextlib
 import multiprocessing as mp
 import os
 import signal
+import sys
 import threading
 import time
 from collections import deque
@@ -34,7 +35,7 @@ from concurrent.futures import Future
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from cotaudit.batch import procstat
+from cotaudit.batch import jobs, procstat
 from cotaudit.batch.jobs import (
     Payload,
     WorkerSetup,
@@ -53,6 +54,24 @@ START_TIMEOUT = 120.0  # last resort: a worker that keeps busy starting but neve
 START_STALL = 10.0  # a starting worker asleep this long without using any CPU is stuck
 MAX_START_FAILURES = 3
 FORKSERVER_PRELOAD = ["cotaudit.batch.warm"]
+
+
+def main_module_problem() -> str | None:
+    """Why a spawned or fork-server worker cannot start in this process, or ``None``.
+
+    Such a worker first re-imports the parent's main script (``__main__``), as multiprocessing
+    always does; a script read from stdin (``python - < script.py``) has no file to import.
+    """
+    main = sys.modules.get("__main__")
+    if main is None or getattr(getattr(main, "__spec__", None), "name", None) is not None:
+        return None  # python -m: nothing to re-import by path
+    file = getattr(main, "__file__", None)
+    if file is None or os.path.isfile(file):
+        return None
+    return (
+        f"worker processes cannot start: they re-import the main script, and {file!r} is not a "
+        "file (run the script from a file, or with python -c or -m)"
+    )
 
 
 def default_start_method() -> str:
@@ -123,14 +142,14 @@ class LocalPool:
         self._pending: deque[_Job] = deque()
         self._busy = 0
         self._closing = False
-        self._broken: str | None = None
+        self._broken: str | None = None if self._forks else main_module_problem()
         self._start_failures = 0
         self._slots: list[_Worker] = []
         # A non-blocking self-pipe wakes the dispatcher; a full pipe never blocks a submitter.
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
         os.set_blocking(self._wake_w, False)
-        # Workers are started by the dispatcher thread: PR_SET_PDEATHSIG follows that thread.
+        # Workers are started by the dispatcher thread: a forked one's PR_SET_PDEATHSIG follows it.
         self._thread = threading.Thread(target=self._run, name="cotaudit-pool", daemon=True)
         self._thread.start()
 
@@ -178,7 +197,7 @@ class LocalPool:
 
     def _run(self) -> None:
         try:
-            for _ in range(self.workers):
+            while self._broken is None and len(self._slots) < self.workers:
                 self._slots.append(self._spawn())
             while not self._closing and self._broken is None:
                 self._assign()
@@ -215,6 +234,7 @@ class LocalPool:
             inherited=inherited,
             environ=None if self._forks else dict(os.environ),
             memory_mb=self._memory_mb,
+            headroom_mb=jobs.WORKER_HEADROOM_MB,
         )
         process = self._ctx.Process(
             target=worker_main, args=(child, setup), daemon=True, name="cotaudit-worker"
