@@ -175,6 +175,30 @@ def test_workers_see_the_environment_of_now(monkeypatch: pytest.MonkeyPatch) -> 
     assert report.details["env"] == "set-later"
 
 
+def test_the_environment_is_copied_while_another_thread_changes_it() -> None:
+    """Each worker start copies os.environ in the dispatcher thread; a plain dict(os.environ)
+    fails now and then (RuntimeError, KeyError) while the main thread sets variables."""
+    stop = threading.Event()
+
+    def churn() -> None:
+        n = 0
+        while not stop.is_set():
+            os.environ[f"COTAUDIT_TEST_CHURN_{n % 64}"] = "x"
+            os.environ.pop(f"COTAUDIT_TEST_CHURN_{(n + 32) % 64}", None)
+            n += 1
+
+    thread = threading.Thread(target=churn, daemon=True)
+    thread.start()
+    try:
+        copies = [pool_module._environ() for _ in range(5000)]
+    finally:
+        stop.set()
+        thread.join(10)
+        for n in range(64):
+            os.environ.pop(f"COTAUDIT_TEST_CHURN_{n}", None)
+    assert all("PATH" in env for env in copies)
+
+
 def test_a_fork_server_with_another_cotaudit_is_left_for_spawn(tmp_path: Path) -> None:
     """A relative PYTHONPATH, then a chdir: the fork server finds another ``cotaudit`` package
     (here an empty one) and its workers cannot run; the pool spawns them instead."""

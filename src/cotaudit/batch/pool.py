@@ -52,8 +52,18 @@ from cotaudit.report import Report
 
 START_TIMEOUT = 120.0  # last resort: a worker that keeps busy starting but never gets ready
 START_STALL = 10.0  # a starting worker asleep this long without using any CPU is stuck
+SAMPLE_EVERY = 0.5  # seconds between two looks at a starting worker's CPU clock
 MAX_START_FAILURES = 3
 FORKSERVER_PRELOAD = ["cotaudit.batch.warm"]
+
+
+def _environ() -> dict[str, str]:
+    """A copy of ``os.environ``. Copying iterates in Python, so another thread that sets or
+    removes a variable meanwhile makes it fail (``RuntimeError``, ``KeyError``): try again."""
+    for _ in range(100):
+        with contextlib.suppress(RuntimeError, KeyError):
+            return dict(os.environ)
+    return dict(os.environ)
 
 
 def main_module_problem() -> str | None:
@@ -89,7 +99,7 @@ class _Job:
 
 
 class _Worker:
-    __slots__ = ("conn", "deadline", "job", "process", "progress_at", "ready", "ticks")
+    __slots__ = ("conn", "deadline", "job", "process", "progress_at", "ready", "sampled_at", "ticks")
 
     def __init__(self, process: Any, conn: Connection) -> None:
         self.process = process
@@ -100,6 +110,7 @@ class _Worker:
         self.deadline = now + START_TIMEOUT
         self.ticks = -1  # CPU clock ticks of the starting worker's group when last seen to change
         self.progress_at = now
+        self.sampled_at = float("-inf")
 
 
 class LocalPool:
@@ -232,7 +243,7 @@ class LocalPool:
             registry=registry_snapshot(),  # as of now: engines registered since the pool started too
             engines=self._preload,
             inherited=inherited,
-            environ=None if self._forks else dict(os.environ),
+            environ=None if self._forks else _environ(),
             memory_mb=self._memory_mb,
             headroom_mb=jobs.WORKER_HEADROOM_MB,
         )
@@ -311,6 +322,9 @@ class LocalPool:
         """Why a starting worker will not become ready, or ``None`` while it gets somewhere."""
         if now >= w.deadline:
             return f"a worker did not start within {START_TIMEOUT:g} s"
+        if now - w.sampled_at < SAMPLE_EVERY:  # every submission wakes the loop: read /proc less
+            return None
+        w.sampled_at = now
         seen = procstat.sample(w.process.pid)
         if seen is None:  # no /proc: the start timeout alone decides
             return None
