@@ -71,18 +71,14 @@ class ShippedCallable(NamedTuple):
     file: str | None
 
 
-def registry_snapshot(*, callables: bool = True) -> tuple[RegisteredEngine, ...]:
-    """Every engine of this process, to re-register in a fresh worker process.
-
-    Callables become :class:`ShippedCallable` entries (``callables=False`` leaves them out).
-    """
+def registry_snapshot() -> tuple[RegisteredEngine, ...]:
+    """Every engine of this process, to re-register in a fresh worker process (callables as
+    :class:`ShippedCallable` entries)."""
     entries = []
     for spec in api.engines():
         entry: Any = spec.entry_point
         problem = None
         if callable(entry):
-            if not callables:
-                continue
             entry, problem = _ship_callable(spec.name, entry)
         entries.append(RegisteredEngine(spec.name, entry, spec.extensions, problem))
     return tuple(entries)
