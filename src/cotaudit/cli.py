@@ -26,8 +26,11 @@ from pathlib import Path
 from typing import NoReturn
 
 from cotaudit import __version__, api
+from cotaudit.cli_io import write_stdout
+from cotaudit.cli_limits import add_limit_options, limits_from_args
 from cotaudit.errors import CotauditError, UsageError
 from cotaudit.report import Report
+from cotaudit.report.encoding import utf8_bytes
 from cotaudit.report.jsonout import render_json
 from cotaudit.report.runlog import render_run_log
 from cotaudit.report.sarif import render_sarif
@@ -56,26 +59,14 @@ def exit_code(reports: Sequence[Report]) -> int:
 
 def _write(text: str, output: str | None) -> None:
     """UTF-8 bytes to ``output`` or stdout, never translated, so output is byte-identical."""
-    data = text.encode("utf-8")
+    data = utf8_bytes(text)  # a lone surrogate is written as \uXXXX, never an exception
     if output is not None and output != "-":
         try:
             Path(output).write_bytes(data)
         except OSError as exc:
             raise UsageError(f"{output}: cannot write ({exc.strerror or type(exc).__name__})") from None
         return
-    try:
-        buffer = getattr(sys.stdout, "buffer", None)
-        if buffer is None:
-            sys.stdout.write(text)
-        else:
-            sys.stdout.flush()
-            buffer.write(data)
-            buffer.flush()
-    except BrokenPipeError:
-        # The reader went away (``| head``): stop writing, keep the exit code, and point stdout
-        # at devnull so the interpreter's final flush does not complain either.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+    write_stdout(data)
 
 
 # --------------------------------------------------------------------------- check
@@ -96,7 +87,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
             items.append(api.InputItem(engine=args.engine, text=text, path=None, item_id=None))
         else:
             items.extend(api.load_inputs(path, args.engine))
-    reports = [api.run_item(item) for item in items]
+    limits = limits_from_args(args)
+    reports = [api.run_item(item, limits=limits) for item in items]
     timing = not args.no_timing
     if args.format == "json":
         single = len(paths) == 1 and len(reports) == 1 and not api.is_jsonl(paths[0])
@@ -120,7 +112,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
-    result = api.audit(args.paths)
+    result = api.audit(args.paths, limits=limits_from_args(args))
     if not result.reports:
         counts = _skip_counts(result.skipped)
         why = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items()))
@@ -208,6 +200,7 @@ def build_parser() -> _Parser:
     check.add_argument("--format", choices=("text", "json", "jsonl", "sarif", "html"), default="text")
     check.add_argument("-o", "--output", metavar="OUT", help="write the output to OUT instead of stdout")
     check.add_argument("--no-timing", action="store_true", help="leave out timing_ms (byte-identical output)")
+    add_limit_options(check)
     check.add_argument("paths", nargs="+", metavar="PATH", help="trace file, .jsonl file, or - (stdin)")
     check.set_defaults(handler=_cmd_check)
 
@@ -227,6 +220,7 @@ def build_parser() -> _Parser:
         help="write the HTML report to DIR/index.html (default: cotaudit-report)",
     )
     audit.add_argument("--no-html", action="store_true", help="do not write the HTML report")
+    add_limit_options(audit)
     audit.add_argument("paths", nargs="+", metavar="PATH", help="file or directory")
     audit.set_defaults(handler=_cmd_audit)
     from cotaudit.cli_batch import add_batch_command, add_serve_command

@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from cotaudit import api
+from cotaudit.cli_limits import add_limit_options, limits_from_args
 from cotaudit.errors import MissingDependency, UsageError
 
 EXIT_OK = 0
@@ -39,8 +40,10 @@ def add_batch_command(sub: argparse._SubParsersAction[Any]) -> None:
         type=float,
         default=60.0,
         metavar="S",
-        help="seconds per item before it is stopped and reported abstain (default 60; 0 = no limit)",
+        help="seconds per item before its worker is killed and the item reported abstain "
+        "(default 60; 0 = no limit)",
     )
+    add_limit_options(p)
     p.add_argument("--resume", action="store_true", help="continue OUT.jsonl, skipping ids already in it")
     p.add_argument("--no-timing", action="store_true", help="leave out timing_ms (byte-identical output)")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary line")
@@ -64,6 +67,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         timeout=args.timeout or None,
         resume=args.resume,
         timing=not args.no_timing,
+        limits=limits_from_args(args),
     )
     preload = (args.engine,) if args.engine else tuple(s.name for s in api.engines() if s.implemented)
     stream = None if args.quiet else sys.stderr

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
+from cotaudit.cli_io import emit
 from cotaudit.cli_io import read_text as _read
 from cotaudit.cli_llm import add_llm_options
 from cotaudit.errors import InputError, UsageError
+from cotaudit.report.encoding import ENCODE_ERRORS
 
 
 def add_commands(subparsers: Any) -> None:
@@ -263,12 +264,12 @@ def _write_report(args: argparse.Namespace, doc: Any, text: str) -> None:
     if args.json_out:  # sorted keys, fixed rounding: byte-identical across runs (C-93)
         try:
             body = json.dumps(doc, sort_keys=True, ensure_ascii=False, indent=1)
-            Path(args.json_out).write_text(body + "\n", encoding="utf-8")
+            Path(args.json_out).write_text(body + "\n", encoding="utf-8", errors=ENCODE_ERRORS)
         except OSError as exc:
             raise InputError(args.json_out, exc.strerror or str(exc)) from None
     if args.output:
         try:
-            Path(args.output).write_text(text, encoding="utf-8")
+            Path(args.output).write_text(text, encoding="utf-8", errors=ENCODE_ERRORS)
         except OSError as exc:
             raise InputError(args.output, exc.strerror or str(exc)) from None
     else:
@@ -329,8 +330,7 @@ def _db(p: argparse.ArgumentParser, must_exist: bool = True) -> None:
 
 
 def _out(text: str) -> None:
-    sys.stdout.write(text if text.endswith("\n") else text + "\n")
-    sys.stdout.flush()
+    emit(text if text.endswith("\n") else text + "\n", None)
 
 
 def _open(args: argparse.Namespace, interface: Any = None, config: Any = None) -> Any:
@@ -424,7 +424,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     text = json.dumps(bundle, sort_keys=True, ensure_ascii=False, indent=1) + "\n"
     if args.output:
         try:
-            Path(args.output).write_text(text, encoding="utf-8")
+            Path(args.output).write_text(text, encoding="utf-8", errors=ENCODE_ERRORS)
         except OSError as exc:
             raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
     else:

@@ -11,6 +11,7 @@ from typing import Any
 from cotaudit.cli_io import emit as _write
 from cotaudit.cli_llm import add_llm_options, llm_client, optional_llm_client
 from cotaudit.errors import InputError, UsageError
+from cotaudit.report.encoding import ENCODE_ERRORS
 
 
 def default_data_dir() -> Path:
@@ -114,7 +115,7 @@ def _llm_section(report: dict[str, Any]) -> str:
 def _append_call_log(path: str, client: Any) -> None:
     """The LLM call log joins the run log: one ``llm_call`` record per request (no message text)."""
     try:
-        with Path(path).open("a", encoding="utf-8") as fh:
+        with Path(path).open("a", encoding="utf-8", errors=ENCODE_ERRORS) as fh:
             for record in client.log.records():
                 fh.write(json.dumps({"kind": "llm_call", **record.to_dict()}, sort_keys=True) + "\n")
     except OSError as exc:

@@ -18,6 +18,7 @@ from typing import Any
 from cotaudit import __version__
 from cotaudit.errors import UsageError
 from cotaudit.report import Report
+from cotaudit.report.encoding import utf8_bytes
 from cotaudit.report.html import register_visual, registered_visuals, render_html
 
 # One line per engine that draws its own picture of a report.
@@ -125,7 +126,7 @@ def write_report_dir(
     page = render(reports, timing=timing, title=title or "cotaudit audit")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(page.encode("utf-8"))
+        target.write_bytes(utf8_bytes(page))
     except OSError as exc:
         raise UsageError(
             f"{target.as_posix()}: cannot write ({exc.strerror or type(exc).__name__})"

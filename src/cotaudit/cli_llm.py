@@ -106,6 +106,7 @@ def _cmd_type6_annotate(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
 
+    from cotaudit.cli_io import emit
     from cotaudit.errors import InputError, UsageError
 
     try:
@@ -124,14 +125,7 @@ def _cmd_type6_annotate(args: argparse.Namespace) -> int:
 
     trace_id = args.trace_id or (Path(args.path).stem if args.path != "-" else "trace")
     result = annotate(client, raw, question=args.question, trace_id=trace_id, repairs=args.repairs)
-    if args.output in (None, "-"):
-        sys.stdout.write(result.t6)
-        sys.stdout.flush()
-    else:
-        try:
-            Path(args.output).write_text(result.t6, encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    emit(result.t6, args.output)
     detail = f" ({result.reason})" if result.reason else ""
     sys.stderr.write(
         f"cotaudit: {result.status}{detail}; {result.statements} statements, {result.symbols} symbols, "

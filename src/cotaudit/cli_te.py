@@ -23,6 +23,7 @@ from cotaudit.cli_io import emit as _emit
 from cotaudit.cli_io import read_text as _read
 from cotaudit.cli_llm import add_llm_options, llm_client
 from cotaudit.errors import InputError, UsageError
+from cotaudit.report.encoding import ENCODE_ERRORS
 
 
 def add_te_commands(subparsers: Any) -> None:
@@ -98,7 +99,7 @@ def _cmd_convert(args: argparse.Namespace) -> int:
                 continue
             item_id = f"gsm8k-{index + 1:04d}"
             if args.format == "dir":
-                (out / f"{item_id}.te").write_text(converted.trace, encoding="utf-8")
+                (out / f"{item_id}.te").write_text(converted.trace, encoding="utf-8", errors=ENCODE_ERRORS)
             else:
                 record = {"id": item_id, "engine": "te", "text": converted.trace, "meta": converted.meta}
                 lines.append(json.dumps(record, ensure_ascii=False, sort_keys=True))

@@ -23,6 +23,7 @@ from cotaudit.cli_io import emit as _emit
 from cotaudit.cli_io import read_text as _read
 from cotaudit.cli_llm import add_type6_annotate
 from cotaudit.errors import InputError, UsageError
+from cotaudit.report.encoding import utf8_bytes
 
 _RENDER_FORMATS = ("svg", "html", "dot")
 
@@ -116,7 +117,7 @@ def _graphviz_svg(dot: str) -> str | None:
     """SVG from a ``dot`` binary, or None when it fails (the pure-Python layout is the fallback)."""
     try:
         proc = subprocess.run(
-            ["dot", "-Tsvg"], input=dot.encode("utf-8"), capture_output=True, timeout=60, check=False
+            ["dot", "-Tsvg"], input=utf8_bytes(dot), capture_output=True, timeout=60, check=False
         )
     except (OSError, subprocess.SubprocessError):
         return None

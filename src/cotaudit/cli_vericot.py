@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -388,9 +387,10 @@ def _cmd_reflect(args: argparse.Namespace) -> int:
         a, b = m0[key]["value"], m1[key]["value"]
         return "-" if a is None or b is None else f"{b - a:+.1f}"
 
-    sys.stdout.write(
+    _emit(
         f"{len(after)} traces, up to {args.rounds} rounds: "
-        f"ΔPass Rate {delta('pass_rate')}, ΔVCAR {delta('vcar')} (round 0 → final)\n"
+        f"ΔPass Rate {delta('pass_rate')}, ΔVCAR {delta('vcar')} (round 0 → final)\n",
+        None,
     )
     if args.output:
         _emit("".join(line + "\n" for line in lines), args.output)

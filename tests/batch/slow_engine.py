@@ -1,8 +1,12 @@
 """A test engine whose items take time, hang, crash or kill their worker, on request.
 
 Per line of the text: ``SLEEP s`` sleeps ``s`` seconds; ``HANG`` sleeps forever; ``SPIN``
-burns the CPU forever; ``EXIT`` ends the worker process (``os._exit(3)``); ``CRASH`` raises.
-``BAD`` anywhere makes the verdict ``fail``. Subprocess tests run the CLI through
+burns the CPU forever; ``WORK s`` works ``s`` seconds the way a real engine does, calling
+``limits.checkpoint()`` (so a budget stops it); ``EXIT`` ends the worker process
+(``os._exit(3)``); ``CRASH`` raises; ``ALLOC m`` maps ``m`` MiB for the item, ``LEAK m`` maps
+``m`` MiB and keeps them (both untouched: no resident memory), ``TOUCH m`` fills ``m`` MiB
+for the rest of the item (resident); ``PID`` and ``ENV NAME`` put the
+worker's pid and ``$NAME`` in ``details``. ``BAD`` anywhere makes the verdict ``fail``. Subprocess tests run the CLI through
 :data:`LAUNCHER`, which loads this file, registers the engine (with ``planned``, an engine that
 is known but not implemented, and a write endpoint for the service) and calls
 ``cotaudit.cli.main``.
@@ -16,17 +20,36 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from cotaudit import api
+from cotaudit import api, limits
 from cotaudit.report import Finding, InputRef, Location, Report
 
 HERE = Path(__file__).resolve()
+_KEPT: list[bytes] = []  # what LEAK keeps
 
 
 def slow_check(text: str, *, path: str | None = None, item_id: str | None = None) -> Report:
+    details: dict[str, Any] = {}
     for line in text.split("\n"):
         word = line.strip()
         if word.startswith("SLEEP "):
             time.sleep(float(word.split()[1]))
+        elif word.startswith("WORK "):
+            until = time.monotonic() + float(word.split()[1])
+            while time.monotonic() < until:
+                limits.checkpoint()
+                time.sleep(0.005)
+        elif word.startswith("ALLOC "):
+            block = bytes(int(word.split()[1]) << 20)  # calloc: mapped, not touched
+            details["allocated"] = len(block) >> 20
+            del block
+        elif word.startswith("TOUCH "):
+            details.setdefault("touched", []).append(bytearray(b"x" * (int(word.split()[1]) << 20)))
+        elif word.startswith("LEAK "):
+            _KEPT.append(bytes(int(word.split()[1]) << 20))
+        elif word == "PID":
+            details["pid"] = os.getpid()
+        elif word.startswith("ENV "):
+            details["env"] = os.environ.get(word.split()[1])
         elif word == "HANG":
             while True:
                 time.sleep(0.05)
@@ -37,6 +60,7 @@ def slow_check(text: str, *, path: str | None = None, item_id: str | None = None
             os._exit(3)
         elif word == "CRASH":
             raise RuntimeError("slow engine crashed")
+    details.pop("touched", None)
     findings = tuple(
         Finding("SLOW_E001", "error", Location(line=n), "BAD line", {"column": line.find("BAD") + 1})
         for n, line in enumerate(text.split("\n"), start=1)
@@ -48,6 +72,7 @@ def slow_check(text: str, *, path: str | None = None, item_id: str | None = None
         input=InputRef.for_text(text, path, item_id),
         verdict="fail" if findings else "pass",
         findings=findings,
+        details=details,
     )
 
 
@@ -87,6 +112,37 @@ def write_items(path: Path, texts: list[str], *, engine: str = "slow", prefix: s
         for item_id, text in zip(ids, texts, strict=True):
             fh.write(json.dumps({"id": item_id, "engine": engine, "text": text}) + "\n")
     return ids
+
+
+def descendants(pid: int) -> set[int]:
+    """Live processes below ``pid`` (children, their children ...), from /proc (Linux)."""
+    parent: dict[int, int] = {}
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] != "Z":
+                parent[int(proc.name)] = int(fields[1])
+    below, frontier = set(), {pid}
+    while frontier:
+        frontier = {p for p, pp in parent.items() if pp in frontier} - below
+        below |= frontier
+    return below
+
+
+def alive(pids: set[int]) -> set[int]:
+    """Those of ``pids`` that are still running (zombies count as gone)."""
+    left = set()
+    for pid in pids:
+        try:
+            state = (Path(f"/proc/{pid}") / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            left.add(pid)
+    return left
 
 
 def processes_mentioning(token: str) -> list[int]:

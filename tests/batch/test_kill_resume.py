@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from batch.slow_engine import LAUNCHER, processes_mentioning, write_items
+from batch.slow_engine import LAUNCHER, alive, descendants, processes_mentioning, write_items
 
 N = 200
 
@@ -64,6 +64,8 @@ def test_kill_mid_run_then_resume_reports_every_item_exactly_once(tmp_path: Path
         assert proc.poll() is None, proc.stderr.read() if proc.stderr else b""
         assert time.monotonic() < deadline, "the batch wrote too little in two minutes"
         time.sleep(0.02)
+    below = descendants(proc.pid)  # its workers and the fork server they come from
+    assert len(below) >= 3, below
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
     assert proc.returncode == -signal.SIGKILL
@@ -75,8 +77,8 @@ def test_kill_mid_run_then_resume_reports_every_item_exactly_once(tmp_path: Path
     assert done_before == ids[: len(done_before)]  # reports are written in input order
 
     deadline = time.monotonic() + 15  # the killed run's workers die with it
-    while processes_mentioning(str(tmp_path)):
-        assert time.monotonic() < deadline, processes_mentioning(str(tmp_path))
+    while alive(below) or processes_mentioning(str(tmp_path)):
+        assert time.monotonic() < deadline, (alive(below), processes_mentioning(str(tmp_path)))
         time.sleep(0.1)
 
     resumed = subprocess.run(

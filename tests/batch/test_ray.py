@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 from collections.abc import Iterator
@@ -66,8 +67,19 @@ def test_ray_and_local_give_the_same_reports(tmp_path: Path, slow_engine_by_name
             {"id": "crash", "engine": "slow", "text": "CRASH"},
             {"id": "slow-ok", "engine": "slow", "text": "SLEEP 0.1"},
             {"id": "nope", "engine": "nope", "text": "x"},
+            {"id": "closure", "engine": "closure", "text": "x"},
+            {"id": "private", "engine": "private", "text": "BAD"},
         ],
     )
+    # engines registered at run time with callables: one that cannot travel (a lambda), and one
+    # from a module Ray's workers cannot import by name (loaded from its file there)
+    api.register_engine("closure", lambda text, **kw: None, (".closure",))
+    (tmp_path / "private_engine.py").write_text("from batch.slow_engine import slow_check as check\n")
+    spec = importlib.util.spec_from_file_location("cotaudit_test_private_ray", tmp_path / "private_engine.py")
+    assert spec is not None and spec.loader is not None
+    private = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(private)
+    api.register_engine("private", private.check, (".private",))
     ray_pool = RayPool(2, timeout=120.0)
     try:
         on_ray = _run(tmp_path, "traces", ray_pool, "ray")
@@ -88,3 +100,5 @@ def test_ray_and_local_give_the_same_reports(tmp_path: Path, slow_engine_by_name
     assert bad["crash"].verdict == "invalid" and "RuntimeError" in bad["crash"].details["error"]
     assert bad["slow-ok"].verdict == "pass"
     assert bad["nope"].verdict == "invalid" and "unknown engine" in bad["nope"].details["error"]
+    assert bad["closure"].verdict == "invalid" and bad["closure"].details["reason"] == "engine_not_loadable"
+    assert bad["private"].verdict == "fail" and bad["private"].engine == "slow"

@@ -13,15 +13,18 @@ is the loop of a local worker process (:mod:`cotaudit.batch.pool`).
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
+import pickle
 import signal
 import stat
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from multiprocessing.connection import Connection
 from typing import Any, NamedTuple
 
-from cotaudit import api
+from cotaudit import api, limits
 from cotaudit.errors import CotauditError
 from cotaudit.report import Report, report_dict, sha256_text
 
@@ -44,29 +47,135 @@ class Payload(NamedTuple):
 
 
 class RegisteredEngine(NamedTuple):
-    """A registry entry shipped to workers that did not inherit the parent's registry."""
+    """A registry entry as it travels to a worker process that did not inherit the registry.
+
+    ``entry_point`` is a ``"module:function"`` string, ``None`` (known, not implemented), or a
+    :class:`ShippedCallable` for an engine registered with a callable at run time. ``problem``
+    says why a callable could not be shipped; the worker then reports its items ``invalid``
+    with that reason instead of calling them unknown.
+    """
 
     name: str
     entry_point: Any
     extensions: tuple[str, ...]
+    problem: str | None = None
+
+
+class ShippedCallable(NamedTuple):
+    """A callable entry point in transit: pickled by reference, plus the file it was defined in
+    (so a function from a module that is not importable by name can still be loaded there)."""
+
+    pickled: bytes | None
+    module: str
+    qualname: str
+    file: str | None
 
 
 def registry_snapshot() -> tuple[RegisteredEngine, ...]:
-    """Every implemented engine of this process, to re-register in a fresh worker process."""
-    return tuple(
-        RegisteredEngine(s.name, s.entry_point, s.extensions) for s in api.engines() if s.implemented
-    )
+    """Every engine of this process, to re-register in a fresh worker process (callables as
+    :class:`ShippedCallable` entries)."""
+    entries = []
+    for spec in api.engines():
+        entry: Any = spec.entry_point
+        problem = None
+        if callable(entry):
+            entry, problem = _ship_callable(spec.name, entry)
+        entries.append(RegisteredEngine(spec.name, entry, spec.extensions, problem))
+    return tuple(entries)
+
+
+def _ship_callable(name: str, fn: Any) -> tuple[ShippedCallable | None, str | None]:
+    module = str(getattr(fn, "__module__", None) or "")
+    qualname = str(getattr(fn, "__qualname__", None) or type(fn).__qualname__)
+    code = getattr(fn, "__code__", None)
+    file = code.co_filename if code is not None and os.path.isfile(code.co_filename) else None
+    try:
+        pickled: bytes | None = pickle.dumps(fn)
+    except Exception:  # PicklingError, AttributeError, TypeError: try the file instead
+        pickled = None
+    if pickled is None and (file is None or "<" in qualname):
+        return None, (
+            f"engine '{name}' is registered with {module}.{qualname}, which cannot be sent to a "
+            "worker process (define it at the top level of an importable module, or register it "
+            "as 'module:function')"
+        )
+    return ShippedCallable(pickled, module, qualname, file), None
+
+
+_UNLOADABLE: dict[str, str] = {}  # engine -> why this worker process cannot run it
 
 
 def ensure_registered(snapshot: Iterable[RegisteredEngine]) -> None:
-    """Register the engines of ``snapshot`` this process does not know yet (spawned workers)."""
-    known = {s.name for s in api.engines() if s.implemented}
+    """Make this process's registry match ``snapshot`` (a fresh worker process).
+
+    An engine this process has with the same entry point and extensions is left alone. A
+    callable that cannot be loaded here is remembered, and :func:`execute` reports its items
+    ``invalid`` with the reason.
+    """
+    known = {s.name: s for s in api.engines()}
     for entry in snapshot:
-        if entry.name not in known:
-            try:
-                api.register_engine(entry.name, entry.entry_point, entry.extensions)
-            except CotauditError:
-                continue  # an extension clash: the item will report the engine as unavailable
+        if entry.problem is not None:
+            _UNLOADABLE[entry.name] = entry.problem
+            continue
+        target = entry.entry_point
+        if isinstance(target, ShippedCallable):
+            target, problem = _load_callable(entry.name, target)
+            if problem is not None:
+                _UNLOADABLE[entry.name] = problem
+                continue
+        have = known.get(entry.name)
+        if have is not None and have.entry_point == target and have.extensions == entry.extensions:
+            continue
+        try:
+            api.register_engine(entry.name, target, entry.extensions)
+        except CotauditError as exc:  # an extension clash
+            _UNLOADABLE[entry.name] = f"engine '{entry.name}' cannot be registered in a worker: {exc}"
+
+
+def _load_callable(name: str, shipped: ShippedCallable) -> tuple[Any, str | None]:
+    """The callable ``shipped`` names, imported by name or else loaded from its file."""
+    why = "not picklable"
+    if shipped.pickled is not None:
+        try:
+            fn = pickle.loads(shipped.pickled)
+        except BaseException as exc:  # a module import may raise anything, SystemExit too
+            why = f"{type(exc).__name__}: {exc}"
+        else:
+            code = getattr(fn, "__code__", None)
+            # the same name may be another module here (two ``conftest`` modules on sys.path)
+            if shipped.file is None or code is None or code.co_filename == shipped.file:
+                return fn, None
+            why = f"{shipped.module} is another file in this process"
+    if shipped.file is not None:
+        try:
+            return _from_file(shipped), None
+        except BaseException as exc:  # as above
+            why = f"{type(exc).__name__}: {exc}"
+    return None, (
+        f"engine '{name}' is registered with {shipped.module}.{shipped.qualname}, which a worker "
+        f"process cannot load ({' '.join(why.split())[:200]})"
+    )
+
+
+def _from_file(shipped: ShippedCallable) -> Any:
+    assert shipped.file is not None
+    alias = "cotaudit_shipped_" + sha256_text(shipped.file)[:16]
+    module = sys.modules.get(alias)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(alias, shipped.file)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"cannot load {shipped.file}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[alias] = module  # dataclasses and typing look their module up here
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[alias]
+            raise
+    target: Any = module
+    for part in shipped.qualname.split("."):
+        target = getattr(target, part)
+    return target
 
 
 def preload(engines: Iterable[str]) -> None:
@@ -81,6 +190,9 @@ def preload(engines: Iterable[str]) -> None:
 def execute(payload: Payload, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The canonical R-1 dict for one item; never raises (front-end errors become ``invalid``)."""
     item = payload.to_item()
+    unloadable = _UNLOADABLE.get(payload.engine) if payload.error is None else None
+    if unloadable is not None:
+        return report_dict(front_end_report(payload, "invalid", unloadable, reason="engine_not_loadable"))
     try:
         report = api.run_item(item, **dict(options or {}))
     except CotauditError as exc:  # unknown engine, missing dependency, bad option: per item
@@ -129,9 +241,33 @@ def exit_description(exitcode: int | None) -> str:
 
 # --------------------------------------------------------------------------- local worker processes
 
+# A worker's address space is capped (RLIMIT_AS) at what it maps once its engines are loaded,
+# plus the per-item memory budget, plus this headroom for what normal items map without using
+# it: thread stacks and glibc's per-thread malloc arenas (64 MiB each), Z3 and SymPy state. A
+# worker that has grown past the headroom (an engine that leaks) retires after its item, so
+# every item starts with its whole budget below the cap. Measured: engines loaded 71 MiB, then
+# up to ~300 MiB of reservations over every bundled example (docs/batch.md).
+WORKER_HEADROOM_MB = 1024
 
-def detach(parent_pid: int) -> None:
-    """Own process group (the parent kills the worker with its children); die with the parent."""
+
+class WorkerSetup(NamedTuple):
+    """What a local worker process needs before its first item."""
+
+    pool_pid: int
+    registry: tuple[RegisteredEngine, ...]
+    engines: tuple[str, ...]
+    inherited: tuple[int, ...] = ()  # a forked child closes the parent's ends of other pipes
+    environ: dict[str, str] | None = None  # the parent's environment now (a fork server's is older)
+    memory_mb: int | None = None  # the per-item memory budget: the address-space cap's base
+    headroom_mb: int = WORKER_HEADROOM_MB
+
+
+def detach(pool_pid: int) -> None:
+    """Own process group (the pool kills the worker with its children); die with the parent.
+
+    The parent is the pool's process (fork, spawn) or the fork server it started, which exits
+    when the pool's process does; either way the worker is killed when it goes.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     with contextlib.suppress(OSError):
         os.setpgid(0, 0)
@@ -142,8 +278,18 @@ def detach(parent_pid: int) -> None:
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
-    if os.getppid() != parent_pid:  # the parent died before prctl took effect
+    if not _alive(pool_pid) or os.getppid() == 1:  # the pool died before prctl took effect
         os._exit(0)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def close_inherited_sockets(keep: int) -> None:
@@ -162,22 +308,41 @@ def close_inherited_sockets(keep: int) -> None:
                 os.close(fd)
 
 
-def worker_main(
-    conn: Connection,
-    parent_pid: int,
-    snapshot: tuple[RegisteredEngine, ...],
-    engines: tuple[str, ...],
-    inherited: tuple[int, ...],
-) -> None:
-    """The child's loop: ``(payload, options)`` in, canonical report dict out, ``None`` stops."""
-    detach(parent_pid)
-    for fd in inherited:  # a forked child holds the parent's ends of its siblings' pipes
+def mapped_bytes() -> int | None:
+    """This process's virtual memory size (what ``RLIMIT_AS`` bounds), or ``None`` without /proc."""
+    try:
+        with open("/proc/self/statm", "rb") as fh:
+            return int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def code_origin() -> str:
+    """Where this process's cotaudit comes from (the real path of :mod:`cotaudit.api`)."""
+    return os.path.realpath(api.__file__)
+
+
+def worker_main(conn: Connection, setup: WorkerSetup) -> None:
+    """The child's loop: ``(payload, options)`` in, ``("report", dict, retiring)`` out, ``None`` stops.
+
+    The first message is ``("ready", pid, where)``, once the engines are loaded; ``where`` is
+    the file this worker's :mod:`cotaudit.api` came from, so the pool can tell a worker running
+    another copy of cotaudit than its own (a fork server that found another one on its path).
+    """
+    detach(setup.pool_pid)
+    for fd in setup.inherited:
         with contextlib.suppress(OSError):
             os.close(fd)
     close_inherited_sockets(keep=conn.fileno())
-    ensure_registered(snapshot)
-    preload(engines)
-    conn.send(("ready", os.getpid()))
+    if setup.environ is not None:
+        os.environ.clear()
+        os.environ.update(setup.environ)
+    ensure_registered(setup.registry)
+    preload(setup.engines)
+    base = mapped_bytes()
+    if setup.memory_mb is not None:
+        limits.limit_process_memory(setup.memory_mb + setup.headroom_mb)
+    conn.send(("ready", os.getpid(), code_origin()))
     while True:
         try:
             message = conn.recv()
@@ -186,4 +351,9 @@ def worker_main(
         if message is None:
             return
         payload, options = message
-        conn.send(execute(payload, options))
+        report = execute(payload, options)
+        now = mapped_bytes()
+        retiring = base is not None and now is not None and now - base > setup.headroom_mb << 20
+        conn.send(("report", report, retiring))
+        if retiring:
+            return

@@ -126,8 +126,9 @@ class RayPool:
             else:
                 kwargs["address"] = address
             ray.init(**kwargs)
-        # Only string entry points travel: a callable may not be importable on a Ray worker.
-        self._snapshot = tuple(e for e in registry_snapshot() if isinstance(e.entry_point, str))
+        # Callables travel by reference or as their file (jobs.ShippedCallable); one a Ray worker
+        # cannot load (a lambda, a file on another machine) is reported per item, not unknown.
+        self._snapshot = registry_snapshot()
         self._engines = tuple(preload)
         self._actor_class = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(CheckActor)
         self._lock = threading.Lock()

@@ -22,9 +22,11 @@ from cotaudit.batch.items import count_items, iter_items
 from cotaudit.batch.jobs import Payload
 from cotaudit.batch.progress import Progress
 from cotaudit.errors import InputError, UsageError
+from cotaudit.limits import Limits
 from cotaudit.report import Report, RunLogWriter
 
 BACKENDS = ("local", "ray")
+DEFAULT_LIMITS = Limits()
 
 
 class Backend(Protocol):
@@ -38,7 +40,9 @@ class Backend(Protocol):
 
 
 class BatchOptions(NamedTuple):
-    """One batch run. ``timeout`` is seconds per item (``None``: no limit)."""
+    """One batch run. ``timeout`` is seconds per item before its worker is killed (``None``: no
+    limit); ``limits`` is the budget each check runs under (``api.check(limits=...)``), and its
+    ``memory_mb`` also sizes the local workers' address-space cap."""
 
     input: str
     output: str
@@ -49,6 +53,7 @@ class BatchOptions(NamedTuple):
     timeout: float | None = 60.0
     resume: bool = False
     timing: bool = True
+    limits: Limits = DEFAULT_LIMITS
 
 
 class BatchResult(NamedTuple):
@@ -72,7 +77,9 @@ def make_backend(options: BatchOptions, preload: tuple[str, ...] = ()) -> Backen
     if options.backend == "local":
         from cotaudit.batch.pool import LocalPool
 
-        return LocalPool(options.workers, timeout=options.timeout, preload=preload)
+        return LocalPool(
+            options.workers, timeout=options.timeout, preload=preload, memory_mb=options.limits.memory_mb
+        )
     if options.backend == "ray":
         from cotaudit.batch.ray_backend import RayPool
 
@@ -157,6 +164,7 @@ def run_batch(
         writer = _open_log(options)
         try:
             window = max(16, 8 * runner.workers)
+            check_options = {"limits": options.limits}
             pending: deque[Future[Report]] = deque()
             for item in items:
                 if item.item_id in done_ids:
@@ -165,7 +173,7 @@ def run_batch(
                     future: Future[Report] = Future()
                     future.set_result(api.run_item(item))
                 else:
-                    future = runner.submit(Payload.of(item))
+                    future = runner.submit(Payload.of(item), check_options)
                 pending.append(future)
                 _drain(pending, writer, progress, keep=window)
             _drain(pending, writer, progress, keep=0)

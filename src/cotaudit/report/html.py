@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from cotaudit.report.encoding import escape_surrogates
 from cotaudit.report.html_assets import CSS, JS
 from cotaudit.report.html_dag import certificate_summary, certificate_svg, find_certificates, flagged_nodes
 from cotaudit.report.html_parts import esc, findings_list, raw_details, steps_table, trace_block
@@ -82,7 +83,7 @@ def render_html(
     for n, (report, text) in enumerate(zip(reports, texts, strict=False)):
         parts.append(_item(n, report, text) if n < MAX_DETAILED else _item_omitted(n, report))
     parts += ["</div></main>", f"<script>{JS}</script>", "</body></html>", ""]
-    return "\n".join(parts)
+    return escape_surrogates("\n".join(parts))  # a lone surrogate in a trace shows as \uXXXX
 
 
 def _header(reports: Sequence[Report], title: str, timing: bool, version: str | None) -> str:

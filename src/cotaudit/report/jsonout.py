@@ -13,6 +13,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from cotaudit.report.encoding import escape_surrogates
 from cotaudit.report.model import Report
 
 
@@ -45,13 +46,13 @@ def report_dict(report: Report, *, timing: bool = True) -> dict[str, Any]:
 
 
 def dumps(obj: Any) -> str:
-    """Indented JSON (2 spaces, UTF-8 kept as is) with a trailing newline."""
-    return json.dumps(obj, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+    """Indented JSON (2 spaces, UTF-8 kept as is, lone surrogates as ``\\uXXXX``) with a trailing newline."""
+    return escape_surrogates(json.dumps(obj, ensure_ascii=False, indent=2, allow_nan=False)) + "\n"
 
 
 def dumps_compact(obj: Any) -> str:
-    """One-line JSON without spaces and without a newline (for JSONL)."""
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    """One-line JSON without spaces and without a newline (for JSONL); surrogates as in :func:`dumps`."""
+    return escape_surrogates(json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False))
 
 
 def render_json(reports: Sequence[Report], *, single: bool = False, timing: bool = True) -> str:

@@ -19,6 +19,7 @@ from types import TracebackType
 from typing import IO, Any, NamedTuple
 
 from cotaudit.errors import InputError
+from cotaudit.report.encoding import ENCODE_ERRORS
 from cotaudit.report.jsonout import dumps_compact, report_dict
 from cotaudit.report.model import SCHEMA_VERSION, Report, ReportFormatError
 
@@ -155,7 +156,9 @@ class RunLogWriter:
             self.resumed_ids = completed_ids(self.path)
             write_header = not self._repair_tail()
         mode = "a" if resume else "w"
-        self._fh: IO[str] = open(self.path, mode, encoding="utf-8", newline="\n")  # noqa: SIM115
+        self._fh: IO[str] = open(  # noqa: SIM115
+            self.path, mode, encoding="utf-8", errors=ENCODE_ERRORS, newline="\n"
+        )
         if write_header:
             self._fh.write(header_line(config, version=version))
             self._fh.flush()

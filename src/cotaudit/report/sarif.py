@@ -13,6 +13,7 @@ from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
+from cotaudit.report.encoding import ENCODE_ERRORS
 from cotaudit.report.jsonout import dumps
 from cotaudit.report.model import Finding, Report, Severity
 from cotaudit.report.text import finding_column, input_label, one_line
@@ -28,8 +29,8 @@ def artifact_uri(path: str) -> str:
     """A URI reference for ``path``: relative paths stay relative, absolute ones become ``file://``."""
     posix = PurePosixPath(path.replace("\\", "/"))
     if posix.is_absolute():
-        return "file://" + quote(posix.as_posix(), safe="/")
-    return quote(posix.as_posix(), safe="/")
+        return "file://" + quote(posix.as_posix(), safe="/", errors=ENCODE_ERRORS)
+    return quote(posix.as_posix(), safe="/", errors=ENCODE_ERRORS)
 
 
 def _rule(code: str, severity: Severity) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from cotaudit.report.encoding import escape_surrogates
 from cotaudit.report.model import VERDICTS, Report
 from cotaudit.report.text import count_words, input_label
 
@@ -44,7 +45,7 @@ def summary_rows(reports: Sequence[Report], *, timing: bool = True) -> list[tupl
         warnings = sum(1 for f in r.findings if f.severity == "warning")
         rows.append(
             (
-                input_label(r.input),
+                escape_surrogates(input_label(r.input)),  # measured as printed
                 r.engine,
                 r.verdict,
                 str(errors),
@@ -111,5 +112,5 @@ def render_summary(
     return (
         render_table(summary_rows(reports, timing=timing))
         + "\n"
-        + render_totals(reports, timing=timing, skipped=skipped)
+        + escape_surrogates(render_totals(reports, timing=timing, skipped=skipped))
     )

@@ -5,13 +5,15 @@ examples/te/c.te:5:26: TE_E006 EQ[e3] claims 8 but total - eaten - baked = 9
 examples/te/c.te: fail (1 error, 0 warnings)
 ```
 ``path:line:col:`` when the column is known, ``path:line:`` without it, ``path:`` without a
-line. Messages are kept on one line (line breaks are escaped).
+line. Messages are kept on one line (line breaks are escaped); a lone surrogate in a path, id or
+message is written as ``\\uXXXX`` (:mod:`cotaudit.report.encoding`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from cotaudit.report.encoding import escape_surrogates
 from cotaudit.report.model import Finding, InputRef, Report, Severity
 
 ALL_SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
@@ -84,4 +86,4 @@ def render_text(reports: Sequence[Report], severities: Sequence[Severity] = ALL_
     for report in reports:
         lines += finding_lines([report], severities)
         lines.append(verdict_line(report))
-    return "".join(line + "\n" for line in lines)
+    return escape_surrogates("".join(line + "\n" for line in lines))
