@@ -408,12 +408,13 @@ def _fast_fact(line: str, lineno: int, limits: Limits, consts: dict[str, Const])
     return _build_fact(label or "", neg, pred, arg_text or "", (lineno, start + 1), limits, consts)
 
 
-def _lark_line(line: str, lineno: int, limits: Limits) -> list[Unit] | None:
-    """The units of one line that is not a simple fact, positions moved to line ``lineno``."""
+def _lark_line(line: str, lineno: int, limits: Limits) -> list[Unit] | ProgramError:
+    """The units of one line that is not a simple fact, positions moved to line ``lineno``
+    (or the line's own error, positions unmoved)."""
     try:
         chunk: list[Unit] = _run(line, "program", limits)
-    except ProgramError:
-        return None
+    except ProgramError as exc:
+        return exc
     out: list[Unit] = []
     for u in chunk:
         pos = (u.pos[0] + lineno - 1, u.pos[1]) if u.pos else None
@@ -465,7 +466,9 @@ def _fast_program(text: str, limits: Limits) -> list[Unit] | None:
         elif _BLANK.fullmatch(other):
             continue
         chunk = _lark_line(other, lineno, limits)
-        if chunk is None:
+        if isinstance(chunk, ProgramError):
+            if len(lines) == 1:  # the line is the whole text: lark would only fail again
+                raise chunk
             return None
         units.extend(chunk)
     return units
