@@ -179,9 +179,12 @@ def source(
     state: GateState,
     query_facts: Sequence[Source] = (),
     scan: bool = True,
+    known_keys: Mapping[str, int] | None = None,
 ) -> GateDecision:
     """Source mode (C-38): the first failing check decides. ``scan=False`` (``admit_batch``)
-    stops before the kernel scan and returns a provisional SOURCE_ADMIT."""
+    stops before the kernel scan and returns a provisional SOURCE_ADMIT. ``known_keys`` is
+    ``state.active_keys()`` kept up to date by a caller admitting many units (building it
+    per unit made a batch quadratic)."""
     if writer not in WRITERS or scope not in SCOPES:
         raise ValueError(f"writer must be one of {WRITERS} and scope one of {SCOPES}")
     got = parse_proposal(proposal)
@@ -236,7 +239,7 @@ def source(
         conflict = _contradiction(unit, state, query_facts if scope == "query" else ())
         if conflict is not None:
             return GateDecision(Outcome.REJECT, "CONTRADICTS_KERNEL", conflict, record, None, unit)
-    keys = state.active_keys()
+    keys = state.active_keys() if known_keys is None else known_keys
     if scope == "query":
         in_fq = {s.unit.key: s.unit_id for s in query_facts}
         dup = in_fq.get(unit.key, keys.get(unit.key) if isinstance(unit, Fact) else None)

@@ -334,6 +334,7 @@ class CertState:
             k=self.config.rederive_k,
             cap=self.config.scan_cap,
             naf=self.interface.negation == "naf",
+            limits=self.limits,
         )
 
     def scan_with(self, unit: Unit) -> KernelResult:
