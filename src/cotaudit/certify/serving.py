@@ -117,6 +117,7 @@ def run_query(
     lit = _target(target)
     if state.store.path != ":memory:":
         state.refresh()  # never serve a cache entry another process has invalidated
+    state.ensure_sound()  # never serve from tables edited behind the log
     space = answer_space or (
         "numeric" if not lit.ground else "tfu" if state.interface.negation == "strong" else "yesno"
     )
