@@ -45,6 +45,7 @@ PATTERNS = {
     "adapters.proofwriter._GENERIC": "match",
     "checkers._NUMBER": "finditer",
     "checkers._RUNS": "sub",
+    "checkers._UNIT_TOKEN": "match",
     "grammar._BLANK": "fullmatch",
     "grammar._FAST_FACT": "fullmatch",
     "grammar._FAST_LINES": "findall",

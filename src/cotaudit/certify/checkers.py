@@ -225,12 +225,57 @@ class SchemaChecker:
                 return CheckResult("UNSUPPORTED", f"no argument {pos!r} to carry a unit")
             if role is None or role.unit is None:
                 continue
+            if not (safe_unit_text(str(unit_text)) and safe_unit_text(role.unit)):
+                return CheckResult(
+                    "UNSUPPORTED",
+                    f"unit {str(unit_text)[:80]!r} is not a plain unit expression (names, * / ^n)",
+                )
             if not _convertible(str(unit_text), role.unit):
                 return CheckResult("UNSUPPORTED", f"unit {unit_text!r} does not convert to {role.unit!r}")
         return CheckResult("SUPPORTED", "schema valid")
 
 
+# Unit text is untrusted and pint's parser evaluates arithmetic: "9**9**9" asks Python for a
+# 370-million-digit integer and never returns. Only this grammar reaches pint: names, numbers of
+# at most 4 digits (6 decimals), * / ( ), and a power "atom ^ n" (or **) with |n| < 100 whose
+# base is a name or a number and which is never itself raised (no towers, no "(…)^n").
+MAX_UNIT_CHARS = 64
+_UNIT_TOKEN = re.compile(
+    r"[ \t]*(?:(?P<name>[A-Za-z_%°µμΩ][A-Za-z0-9_%°µμΩ]*)|(?P<num>[0-9]{1,4}(?:\.[0-9]{1,6})?)"
+    r"|(?P<pow>\*\*|\^)[ \t]*(?P<exp>-?[0-9]{1,2})|(?P<op>[*/()]))"
+)
+
+
+def safe_unit_text(text: str) -> bool:
+    """Whether ``text`` is in the bounded unit grammar above (linear: one token per step)."""
+    if not text.strip() or len(text) > MAX_UNIT_CHARS:
+        return False
+    at, depth, last = 0, 0, ""
+    while at < len(text):
+        m = _UNIT_TOKEN.match(text, at)
+        if m is None or m.end() == at:
+            return text[at:].strip() == ""
+        at = m.end()
+        if m.group("pow") is not None:
+            if last not in ("name", "num"):  # a power of a power, of a group, or of nothing
+                return False
+            last = "pow"
+        elif m.group("op") == "(":
+            depth += 1
+            last = "("
+        elif m.group("op") == ")":
+            depth -= 1
+            if depth < 0:
+                return False
+            last = ")"
+        else:
+            last = "name" if m.group("name") is not None else "num" if m.group("num") else "op"
+    return depth == 0
+
+
 def _convertible(src: str, dst: str) -> bool:
+    if not (safe_unit_text(src) and safe_unit_text(dst)):
+        return False
     try:
         import pint
     except ModuleNotFoundError:  # pragma: no cover - pint is a core dependency

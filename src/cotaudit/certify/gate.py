@@ -17,6 +17,7 @@ from enum import Enum
 from typing import Any, Protocol
 
 from cotaudit.certify import calculators
+from cotaudit.certify.canon import canonical_json, lone_surrogate
 from cotaudit.certify.checkers import CheckerRegistry
 from cotaudit.certify.closure import Source
 from cotaudit.certify.engine import EvalLimits, evaluate
@@ -191,6 +192,13 @@ def source(
     if isinstance(got, GateDecision):
         return got
     unit = got
+    if evidence is not None:  # stored and hashed as canonical JSON, as SQLite text
+        try:
+            bad = lone_surrogate(canonical_json(evidence.to_json()))
+        except (ValueError, TypeError):
+            return reject("PARSE_ERROR", "evidence must be canonical JSON (no floats, string keys)", unit)
+        if bad is not None:
+            return reject("PARSE_ERROR", "the evidence holds a lone surrogate, which is not text", unit)
     if not _calc_known(unit):
         assert isinstance(unit, Rule) and unit.calc is not None
         return reject("PARSE_ERROR", f"unknown calculator {unit.calc.fn}@{unit.calc.version}", unit)

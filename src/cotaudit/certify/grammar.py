@@ -18,6 +18,7 @@ from lark import Lark, Token, Transformer
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, VisitError
 
 from cotaudit.certify.alloc import paused_collector
+from cotaudit.certify.canon import lone_surrogate
 from cotaudit.certify.errors import ProgramError
 from cotaudit.certify.syntax import (
     BodyLit,
@@ -127,7 +128,12 @@ class _Build(Transformer[Token, Any]):
         return Const("num", canonical_number(str(c[0])))
 
     def string(self, c: list[Token]) -> Const:
-        return Const("str", json.loads(str(c[0])))
+        value = json.loads(str(c[0]))
+        if lone_surrogate(value) is not None:
+            raise ProgramError(
+                "PARSE_ERROR", "an escaped lone surrogate is not text", line=c[0].line, col=c[0].column
+            )
+        return Const("str", value)
 
     def label(self, c: list[Token]) -> tuple[str, int, int]:
         return (self._ident(c[0]), c[0].line or 0, max(1, (c[0].column or 1) - 1))

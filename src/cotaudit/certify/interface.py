@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from cotaudit.certify.canon import canonical_json, sha256_hex
+from cotaudit.certify.canon import canonical_json, lone_surrogate, sha256_hex
 from cotaudit.certify.errors import InterfaceError, Problem, ProgramError, WhitelistViolation
 from cotaudit.certify.interface_load import parse_document
 from cotaudit.certify.pattern import fullmatch
@@ -223,7 +223,10 @@ def load_program(units: Iterable[Unit], interface: Interface) -> list[Unit]:
 def load_interface(text: str) -> Interface:
     """Parse and validate an interface file (JSON, or YAML when PyYAML is installed)."""
     doc, problems = parse_document(text)
-    return interface_from_dict(doc, problems)
+    iface = interface_from_dict(doc, problems)
+    if lone_surrogate(canonical_json(iface.to_json())) is not None:
+        raise InterfaceError([Problem("BAD_FORMAT", "an escaped lone surrogate is not text")])
+    return iface
 
 
 def interface_from_dict(doc: Any, problems: list[Problem] | None = None) -> Interface:

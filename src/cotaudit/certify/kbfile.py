@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from cotaudit.certify.canon import lone_surrogate
 from cotaudit.certify.errors import KbError
 from cotaudit.certify.grammar import DEFAULT_LIMITS
 from cotaudit.certify.sources import RECORD_KINDS, Evidence, SourceRecord
@@ -186,6 +187,9 @@ def _evidence(stmt: Statement, tail: str) -> None:
         except ValueError as exc:  # a control character or a bad escape inside the quote
             stmt.evidence_error = f"bad quote (JSON string escapes): {exc}"
             return
+        if lone_surrogate(quote) is not None:
+            stmt.evidence_error = "bad quote: an escaped lone surrogate is not text"
+            return
     extra = {"label": m.group("cite")} if m.group("cite") else {}
     stmt.evidence = Evidence(m.group("rid"), tuple(spans), quote, extra)
 
@@ -203,6 +207,12 @@ def locate(evidence: Evidence, records: dict[str, SourceRecord]) -> Evidence:
 
 def parse_kb(text: str) -> KbDocument:
     """Sections, records and statements of a ``.kb`` text; :class:`KbError` when unreadable."""
+    bad = lone_surrogate(text)
+    if bad is not None:
+        raise KbError(
+            f"U+{ord(text[bad]):04X} at offset {bad} is a lone surrogate, not text",
+            line=text.count("\n", 0, bad) + 1,
+        )
     doc = KbDocument()
     count = 0
     for sec in split_sections(text):

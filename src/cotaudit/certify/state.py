@@ -107,7 +107,7 @@ class StoreRecords:
             if row is None:
                 return None
             got = self._cache[record_id] = SourceRecord(
-                record_id, row[0], bytes(row[2]).decode("utf-8"), row[1]
+                record_id, row[0], bytes(row[2]).decode("utf-8", "surrogatepass"), row[1]
             )
         return got
 
@@ -486,7 +486,13 @@ def put_record(store: Store, record: SourceRecord) -> None:
         raise StoreError(f"record id '{record.record_id}' is already used for other content")
     store.conn.execute(
         "INSERT INTO source_records(record_id, kind, uri, sha256, body) VALUES(?,?,?,?,?)",
-        (record.record_id, record.kind, record.uri, record.sha256, record.body.encode("utf-8")),
+        (
+            record.record_id,
+            record.kind,
+            record.uri,
+            record.sha256,
+            record.body.encode("utf-8", "surrogatepass"),
+        ),
     )
 
 
