@@ -21,6 +21,7 @@ from cotaudit.certify.kernel import KernelResult, OrderRank
 from cotaudit.certify.sources import Evidence
 from cotaudit.certify.state import UnitRow, insert_evidence, insert_unit, members_sha, next_unit_id
 from cotaudit.certify.syntax import Fact, Unit
+from cotaudit.limits import checkpoint
 
 if TYPE_CHECKING:
     from cotaudit.certify.state import CertState
@@ -186,8 +187,12 @@ def admit_many(
     new_ids: dict[int, int] = {}  # decision index → unit id
     evidence_shas: list[str] = []
     uid = next_unit_id(state)
+    keys = dict(state.active_keys())  # kept up to date here: one build per batch, not per unit
     for index, (proposal, evidence, writer, rank) in enumerate(items):
-        d = gate.source(proposal, evidence, writer=writer, scope="kernel", state=state, scan=False)
+        checkpoint()
+        d = gate.source(
+            proposal, evidence, writer=writer, scope="kernel", state=state, scan=False, known_keys=keys
+        )
         if d.outcome is not Outcome.REJECT and d.unit is not None and d.record is not None:
             dup = d.detail.get("duplicate_of")
             target = dup if dup is not None else uid
@@ -195,6 +200,7 @@ def admit_many(
                 order: list[int | str] = list(rank) if rank is not None else [seq, index]
                 insert_unit(state, UnitRow(uid, d.unit, writer, "kernel", None, order, "active", None, seq))
                 new_ids[index] = uid
+                keys[d.unit.key] = uid
                 uid += 1
             evidence_shas.append(insert_evidence(state, target, d.record, seq))
             from dataclasses import replace

@@ -75,6 +75,16 @@ def checked_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, check_circular=False)
 
 
+def lone_surrogate(text: str) -> int | None:
+    """The index of the first lone surrogate of ``text`` (a code point UTF-8 cannot encode, so
+    SQLite cannot store it), or ``None``."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return exc.start
+    return None
+
+
 def sha256_hex(data: str | bytes) -> str:
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
     return hashlib.sha256(raw).hexdigest()

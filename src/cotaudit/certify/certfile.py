@@ -48,14 +48,19 @@ def load_bundle(text: str) -> tuple[dict[str, Any], KernelView, dict[int, Unit],
     if not isinstance(cert, dict):
         raise KbError("'certificate' must be an object")
     kernel = KernelView.from_bundle(data.get("kernel") or {})
+    rows = data.get("overlay")
+    if rows is not None and not isinstance(rows, list):
+        raise KbError('\'overlay\' must be a list of {"unit_id": integer, "fact": text}')
     overlay: dict[int, Unit] = {}
-    for row in data.get("overlay") or []:
+    for i, row in enumerate(rows or []):
+        uid = row.get("unit_id") if isinstance(row, dict) else None
+        fact = row.get("fact") if isinstance(row, dict) else None
+        if not isinstance(uid, int) or isinstance(uid, bool) or not isinstance(fact, str):
+            raise KbError(f"overlay row {i}: needs an integer 'unit_id' and a 'fact' text")
         try:
-            overlay[int(row["unit_id"])] = Fact(
-                f"q{row['unit_id']}", parse_literal(str(row["fact"]), skolem=True)
-            )
-        except (KeyError, TypeError, ValueError, ProgramError) as exc:
-            raise KbError(f"bad overlay row {row!r}: {exc}") from None
+            overlay[uid] = Fact(f"q{uid}", parse_literal(fact, skolem=True))
+        except ProgramError as exc:
+            raise KbError(f"overlay row {i}: {exc}") from None
     delta = data.get("delta")
     if delta is not None and (not isinstance(delta, int) or isinstance(delta, bool)):
         raise KbError("'delta' must be an integer")

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from cotaudit.certify.canon import canonical_json, sha256_hex, sha256_json
 from cotaudit.certify.syntax import Literal
+from cotaudit.limits import checkpoint
 
 if TYPE_CHECKING:
     from cotaudit.certify.closure import Closure, Source
@@ -163,7 +164,13 @@ def build_closure(
 ) -> dict[str, Any]:
     """The sealed closure certificate for a target that is not derivable (C-35). ``naf``: the
     interface uses negation as failure (the model is then always recomputed by recheck)."""
-    texts = sorted(lit.text() for lit in (closure.store.literal(f) for f in range(len(closure))))
+    texts: list[str] = []
+    for f in range(len(closure)):
+        if f % 65536 == 0:
+            checkpoint()  # a model of millions of facts: building and sorting texts takes seconds
+        texts.append(closure.store.literal(f).text())
+    texts.sort()
+    checkpoint()
     flags = ["closed_world"] + (["naf"] if closure.naf or naf else [])
     over = [
         {

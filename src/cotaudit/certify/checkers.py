@@ -66,7 +66,7 @@ class MatchChecker:
     inline = True
 
     def __init__(self) -> None:
-        self._programs: dict[str, list[Unit] | str] = {}
+        self._programs: dict[str, _RecordIndex | str] = {}
 
     def check(
         self, unit: Unit, evidence: Evidence, records: RecordStore, interface: Interface
@@ -80,40 +80,36 @@ class MatchChecker:
             return self._span(unit, evidence, record.body, interface)
         return self._record(unit, evidence, record.sha256, record.body, interface)
 
-    def _program(self, sha: str, body: str) -> list[Unit] | str:
+    def _program(self, sha: str, body: str) -> _RecordIndex | str:
         got = self._programs.get(sha)
         if got is None:
             try:
-                got = parse_program(body)
+                got = _RecordIndex(parse_program(body))
             except ProgramError as exc:
                 got = str(exc)
             self._programs[sha] = got
         return got
 
     def _record(self, unit: Unit, ev: Evidence, sha: str, body: str, interface: Interface) -> CheckResult:
-        units = self._program(sha, body)
-        if isinstance(units, str):
-            return CheckResult("ERROR", f"the record does not parse: {units}")
+        index = self._program(sha, body)
+        if isinstance(index, str):
+            return CheckResult("ERROR", f"the record does not parse: {index}")
         if isinstance(unit, Rule):
             cite = ev.extra.get("label", unit.label)
             line = ev.extra.get("line")
-            cited = [u for u in units if (u.pos and u.pos[0] == line) if line is not None] or [
-                u for u in units if u.label == cite
-            ]
-            if not cited:
+            found = index.by_line.get(line) if isinstance(line, int | float) else None
+            if found is None and isinstance(cite, str):
+                found = index.by_label.get(cite)
+            if found is None:
                 return CheckResult("UNSUPPORTED", f"no unit at the cited label/line ({cite!r})")
-            if cited[0].key != unit.key:
-                return CheckResult(
-                    "UNSUPPORTED", "the cited rule has a different key", {"cited": cited[0].key}
-                )
-            return CheckResult("SUPPORTED", "rule key matches the cited unit", {"cited": cited[0].label})
-        if any(u.key == unit.key for u in units):
+            if found.key != unit.key:
+                return CheckResult("UNSUPPORTED", "the cited rule has a different key", {"cited": found.key})
+            return CheckResult("SUPPORTED", "rule key matches the cited unit", {"cited": found.label})
+        if unit.key in index.keys:
             return CheckResult("SUPPORTED", "exact key match")
-        aliases = _aliases(interface)
-        want = normalise(unit.lit.text())
-        for u in units:
-            if isinstance(u, Fact) and normalise(_aliased(u.lit, aliases).text()) == want:
-                return CheckResult("SUPPORTED", "match after normalisation", {"matched": u.key})
+        matched = index.normalised(interface).get(normalise(unit.lit.text()))
+        if matched is not None:
+            return CheckResult("SUPPORTED", "match after normalisation", {"matched": matched})
         return CheckResult("UNSUPPORTED", "the fact is not in the record")
 
     def _span(self, unit: Unit, ev: Evidence, text: str, interface: Interface) -> CheckResult:
@@ -163,6 +159,33 @@ def _number_in(value: str, quote: str) -> bool:
     return False
 
 
+class _RecordIndex:
+    """A parsed fact/rule record with its look-ups built once (checking n units against an
+    n-unit record by scanning it per unit was quadratic: 5,000 facts took 10 s)."""
+
+    def __init__(self, units: list[Unit]) -> None:
+        self.keys = {u.key for u in units}
+        self.by_label: dict[str, Unit] = {}
+        self.by_line: dict[Any, Unit] = {}
+        for u in units:
+            self.by_label.setdefault(u.label, u)
+            if u.pos:
+                self.by_line.setdefault(u.pos[0], u)
+        self.facts = [u for u in units if isinstance(u, Fact)]
+        self._normalised: tuple[Interface, dict[str, str]] | None = None
+
+    def normalised(self, interface: Interface) -> dict[str, str]:
+        """Normalised, legend-aliased text of every fact → its key (first fact wins)."""
+        if self._normalised is None or self._normalised[0] is not interface:
+            aliases = _aliases(interface)
+            table: dict[str, str] = {}
+            for u in self.facts:
+                assert isinstance(u, Fact)
+                table.setdefault(normalise(_aliased(u.lit, aliases).text()), u.key)
+            self._normalised = (interface, table)
+        return self._normalised[1]
+
+
 def _aliases(interface: Interface) -> dict[str, Const]:
     out: dict[str, Const] = {}
     for const, entry in interface.legend.items():
@@ -202,12 +225,57 @@ class SchemaChecker:
                 return CheckResult("UNSUPPORTED", f"no argument {pos!r} to carry a unit")
             if role is None or role.unit is None:
                 continue
+            if not (safe_unit_text(str(unit_text)) and safe_unit_text(role.unit)):
+                return CheckResult(
+                    "UNSUPPORTED",
+                    f"unit {str(unit_text)[:80]!r} is not a plain unit expression (names, * / ^n)",
+                )
             if not _convertible(str(unit_text), role.unit):
                 return CheckResult("UNSUPPORTED", f"unit {unit_text!r} does not convert to {role.unit!r}")
         return CheckResult("SUPPORTED", "schema valid")
 
 
+# Unit text is untrusted and pint's parser evaluates arithmetic: "9**9**9" asks Python for a
+# 370-million-digit integer and never returns. Only this grammar reaches pint: names, numbers of
+# at most 4 digits (6 decimals), * / ( ), and a power "atom ^ n" (or **) with |n| < 100 whose
+# base is a name or a number and which is never itself raised (no towers, no "(…)^n").
+MAX_UNIT_CHARS = 64
+_UNIT_TOKEN = re.compile(
+    r"[ \t]*(?:(?P<name>[A-Za-z_%°µμΩ][A-Za-z0-9_%°µμΩ]*)|(?P<num>[0-9]{1,4}(?:\.[0-9]{1,6})?)"
+    r"|(?P<pow>\*\*|\^)[ \t]*(?P<exp>-?[0-9]{1,2})|(?P<op>[*/()]))"
+)
+
+
+def safe_unit_text(text: str) -> bool:
+    """Whether ``text`` is in the bounded unit grammar above (linear: one token per step)."""
+    if not text.strip() or len(text) > MAX_UNIT_CHARS:
+        return False
+    at, depth, last = 0, 0, ""
+    while at < len(text):
+        m = _UNIT_TOKEN.match(text, at)
+        if m is None or m.end() == at:
+            return text[at:].strip() == ""
+        at = m.end()
+        if m.group("pow") is not None:
+            if last not in ("name", "num"):  # a power of a power, of a group, or of nothing
+                return False
+            last = "pow"
+        elif m.group("op") == "(":
+            depth += 1
+            last = "("
+        elif m.group("op") == ")":
+            depth -= 1
+            if depth < 0:
+                return False
+            last = ")"
+        else:
+            last = "name" if m.group("name") is not None else "num" if m.group("num") else "op"
+    return depth == 0
+
+
 def _convertible(src: str, dst: str) -> bool:
+    if not (safe_unit_text(src) and safe_unit_text(dst)):
+        return False
     try:
         import pint
     except ModuleNotFoundError:  # pragma: no cover - pint is a core dependency

@@ -240,3 +240,27 @@ def kernel_report_of(source: str, read: Callable[[str], str], k_table: bool) -> 
         return report
     finally:
         state.close()
+
+
+def verify_state_file(path: str, anchor: tuple[int, str] | None) -> tuple[list[str], bool]:
+    """``verify-log``: the hash chain, the anchor, and every divergence between the tables and
+    the state the log certifies (one ``FAIL`` line each). Works on the bare file, so a state
+    too damaged to open as a :class:`CertState` is still reported, never a crash."""
+    from cotaudit.certify.logstate import divergences
+    from cotaudit.certify.store import Store
+
+    store = Store(path)
+    try:
+        store.check_schema()
+        check = store.verify_log(anchor)
+        found = divergences(store.conn)
+        seq, digest = store.anchor()
+    finally:
+        store.close()
+    lines: list[str] = []
+    if not check.ok:
+        lines.append(f"FAIL at seq {check.first_bad_seq}: {check.reason}")
+    lines += [f"FAIL {d.line()}" for d in found]
+    if not lines:
+        return [f"ok: {seq} entries, head {seq}:{digest}"], True
+    return lines, False

@@ -6,6 +6,7 @@ The spec names pydantic; pydantic is not a core dependency of cotaudit (only of 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
@@ -70,6 +71,7 @@ class CertifyConfig:
                     "max_facts": value.max_facts,
                     "timeout_s": str(value.timeout_s),
                     "max_rounds": value.max_rounds,
+                    "max_memory_mb": value.max_memory_mb,
                 }
             elif isinstance(value, CheckerConfig):
                 value = value.to_json()
@@ -90,11 +92,7 @@ class CertifyConfig:
             if key == "limits":
                 if not isinstance(value, Mapping):
                     raise ValueError("limits must be a mapping")
-                kwargs[key] = EvalLimits(
-                    max_facts=int(value.get("max_facts", 5_000_000)),
-                    timeout_s=float(value.get("timeout_s", 60)),
-                    max_rounds=None if value.get("max_rounds") is None else int(value["max_rounds"]),
-                )
+                kwargs[key] = _limits(value)
             elif key == "checkers":
                 if not isinstance(value, Mapping):
                     raise ValueError("checkers must be a mapping")
@@ -122,3 +120,35 @@ class CertifyConfig:
 
     def with_(self, **changes: Any) -> CertifyConfig:
         return replace(self, **changes)
+
+
+def _limits(d: Mapping[str, Any]) -> EvalLimits:
+    """C-25's limits from a mapping: positive integers and a positive finite timeout."""
+    unknown = sorted(set(d) - {"max_facts", "timeout_s", "max_rounds", "max_memory_mb"})
+    if unknown:
+        raise ValueError(f"unknown limits key(s): {', '.join(map(str, unknown))}")
+
+    def count(name: str, default: int | None) -> int | None:
+        value = d.get(name, default)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int | str) or not str(value).strip().isdigit():
+            raise ValueError(f"limits.{name} must be a positive integer")
+        if int(value) < 1:
+            raise ValueError(f"limits.{name} must be a positive integer")
+        return int(value)
+
+    timeout = d.get("timeout_s", 60)
+    try:
+        seconds = float(timeout) if not isinstance(timeout, bool) else math.nan
+    except (TypeError, ValueError):
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise ValueError("limits.timeout_s must be a positive number of seconds")
+    max_facts = count("max_facts", 5_000_000)
+    return EvalLimits(
+        max_facts=5_000_000 if max_facts is None else max_facts,
+        timeout_s=seconds,
+        max_rounds=count("max_rounds", None),
+        max_memory_mb=count("max_memory_mb", 1024),
+    )

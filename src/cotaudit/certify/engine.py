@@ -28,19 +28,31 @@ from cotaudit.certify.errors import ComputationCap
 from cotaudit.certify.naive import naive_evaluate
 from cotaudit.certify.strata import rule_strata
 from cotaudit.certify.syntax import Const, Literal, Rule, Unit
+from cotaudit.limits import MEMORY_POLL_S, checkpoint, rss_bytes
 
 __all__ = ["Closure", "EvalLimits", "Source", "evaluate", "naive_evaluate"]
 
 CHECK_EVERY = 1000
+INDEX_CHECK_EVERY = 1 << 16  # facts entered into an index between two limit checks
 
 
 @dataclass(frozen=True, slots=True)
 class EvalLimits:
-    """C-25: exceeding a limit raises :class:`ComputationCap` (checked every 1,000 join steps)."""
+    """C-25: exceeding a limit raises :class:`ComputationCap` (checked every 1,000 join steps,
+    every 65,536 facts indexed and after every round).
+
+    ``max_facts`` counts the facts found in the current round too (a single round of
+    ``path(X,Z) :- path(X,Y), path(Y,Z)`` can find millions before it is stored);
+    ``max_memory_mb`` bounds the growth of the process's resident set during the evaluation
+    (a cotaudit addition to C-25: 5,000,000 facts with witnesses take about 1.5 GiB, so the fact
+    bound alone would let an evaluation reach gigabytes). The enclosing per-input budget of
+    :mod:`cotaudit.limits` is checked at the same points.
+    """
 
     max_facts: int = 5_000_000
     timeout_s: float = 60.0
     max_rounds: int | None = None
+    max_memory_mb: int | None = 1024
 
 
 def _joined(k: int) -> None:
@@ -74,6 +86,11 @@ class _Evaluator:
         self.limits = limits
         self.max_depth = max_depth
         self.start = time.monotonic()
+        self.deadline = self.start + limits.timeout_s
+        base = rss_bytes() if limits.max_memory_mb is not None else None
+        self.rss_ceiling = None if base is None else base + (limits.max_memory_mb or 0) * 1024 * 1024
+        self.next_poll = self.start
+        self.round: dict[int, _Found] = {}  # the facts found in the round being evaluated
         self.steps = 0
         self.next_check = CHECK_EVERY
         self.indexes: dict[tuple[int, tuple[int, ...]], list[Any]] = {}
@@ -102,14 +119,17 @@ class _Evaluator:
             single = len(kpos) == 1
             p0 = kpos[0]
             get = itemgetter(*kpos)
-            for fid in fids[done:]:
-                key = args[fid][p0] if single else get(args[fid])
-                lst = idx.get(key)
-                if lst is None:
-                    idx[key] = [fid]
-                else:
-                    lst.append(fid)
-            entry[1] = len(fids)
+            for start in range(done, len(fids), INDEX_CHECK_EVERY):
+                for fid in fids[start : start + INDEX_CHECK_EVERY]:
+                    key = args[fid][p0] if single else get(args[fid])
+                    lst = idx.get(key)
+                    if lst is None:
+                        idx[key] = [fid]
+                    else:
+                        lst.append(fid)
+                entry[1] = min(len(fids), start + INDEX_CHECK_EVERY)
+                if entry[1] < len(fids):
+                    self.check_limits()
         return idx
 
     def projected(self, rel: int, kpos: tuple[int, ...], q: int) -> dict[Any, list[tuple[int, int]]]:
@@ -127,15 +147,18 @@ class _Evaluator:
             single = len(kpos) == 1
             p0 = kpos[0]
             get = itemgetter(*kpos)
-            for fid in fids[done:]:
-                a = args[fid]
-                key = a[p0] if single else get(a)
-                lst = idx.get(key)
-                if lst is None:
-                    idx[key] = [(a[q], fid)]
-                else:
-                    lst.append((a[q], fid))
-            entry[1] = len(fids)
+            for start in range(done, len(fids), INDEX_CHECK_EVERY):
+                for fid in fids[start : start + INDEX_CHECK_EVERY]:
+                    a = args[fid]
+                    key = a[p0] if single else get(a)
+                    lst = idx.get(key)
+                    if lst is None:
+                        idx[key] = [(a[q], fid)]
+                    else:
+                        lst.append((a[q], fid))
+                entry[1] = min(len(fids), start + INDEX_CHECK_EVERY)
+                if entry[1] < len(fids):
+                    self.check_limits()
         return idx
 
     def insert_round(self, new: dict[int, _Found], n: int) -> int:
@@ -155,12 +178,25 @@ class _Evaluator:
         return total
 
     def check_limits(self) -> None:
+        """C-25's limits, then the enclosing per-input budget (``cotaudit.limits``)."""
         self.next_check = self.steps + CHECK_EVERY
-        stats = {"facts": len(self.store.args), "join_steps": self.steps}
-        if len(self.store.args) > self.limits.max_facts:
-            raise ComputationCap(f"more than {self.limits.max_facts} facts", stats)
-        if time.monotonic() - self.start > self.limits.timeout_s:
-            raise ComputationCap(f"evaluation exceeded {self.limits.timeout_s} s", stats)
+        facts = len(self.store.args) + sum(len(f.keys) for f in self.round.values())
+        if facts > self.limits.max_facts:
+            raise ComputationCap(f"more than {self.limits.max_facts} facts", self._stats(facts))
+        now = time.monotonic()
+        if now > self.deadline:
+            raise ComputationCap(f"evaluation exceeded {self.limits.timeout_s} s", self._stats(facts))
+        if self.rss_ceiling is not None and now >= self.next_poll:
+            self.next_poll = now + MEMORY_POLL_S
+            rss = rss_bytes()
+            if rss is not None and rss > self.rss_ceiling:
+                raise ComputationCap(
+                    f"evaluation used more than {self.limits.max_memory_mb} MiB", self._stats(facts)
+                )
+        checkpoint()
+
+    def _stats(self, facts: int) -> dict[str, Any]:
+        return {"facts": facts, "join_steps": self.steps, "seconds": round(time.monotonic() - self.start, 3)}
 
     # ------------------------------------------------------------------ one round of one rule
     def fire(self, cr: CRule, n: int, new: dict[int, _Found], multi: bool, positions: list[int]) -> None:
@@ -237,6 +273,9 @@ class _Evaluator:
                         continue
                     h = head(v) if head_n > 1 else ((v[head],) if head_n == 1 else ())
                 steps += 1
+                if steps >= self.next_check:
+                    self.steps = steps
+                    self.check_limits()
                 if h in existing:
                     continue
                 existing[h] = npos
@@ -244,8 +283,6 @@ class _Evaluator:
                 keep(h)
                 witness((ridx, fid))
             self.steps = steps
-            if steps >= self.next_check:
-                self.check_limits()
             return
         st = plan[1]
         idx = self.index(st.rel, st.kpos) if st.kpos else None
@@ -446,9 +483,12 @@ class _Evaluator:
             triggers = Triggers(layer, self.store)
             while cap is None or n <= cap:
                 new: dict[int, _Found] = {}
+                self.round = new
                 for ci, positions in triggers.active(self.store, n):
                     self.fire(layer[ci], n, new, multi, positions)
+                self.check_limits()  # the round's facts before they are stored
                 added = self.insert_round(new, n)
+                self.round = {}
                 triggers.notify(new, n)
                 rounds = max(rounds, n if added else n - 1)
                 self.check_limits()

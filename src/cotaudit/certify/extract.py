@@ -20,10 +20,11 @@ from typing import Any
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedInput, VisitError
 
-from cotaudit.certify.errors import ProgramError
-from cotaudit.certify.grammar import GRAMMAR
+from cotaudit.certify.errors import ComputationCap, ProgramError
+from cotaudit.certify.grammar import DEFAULT_LIMITS, GRAMMAR
 from cotaudit.certify.normal import normal_form
 from cotaudit.certify.syntax import Const, Literal, Rule, Var
+from cotaudit.limits import checkpoint
 
 _TRACE = GRAMMAR.replace("program  : unit*", "trace : step+\nprogram  : unit*").replace(
     "label    :",
@@ -31,6 +32,10 @@ _TRACE = GRAMMAR.replace("program  : unit*", "trace : step+\nprogram  : unit*").
     'premise  : "#" INT -> ref\n         | literal -> atom\nlabel    :',
 )
 MAX_LITERALS = 64
+# Matching a body to its premises in any order is a search (a bijection with one consistent
+# substitution: subgraph-isomorphism hard in general), so it gets a budget of unification
+# attempts; past it the step is not decided — ComputationCap, never a wrong REJECT or a hang.
+MAX_MATCH_STEPS = 100_000
 
 
 class _Steps(Transformer[Token, Any]):
@@ -91,6 +96,7 @@ def _match_body(
         return None
     used = [False] * len(premises)
     pick: list[int] = []
+    steps = [0]
 
     def go(i: int, t: dict[str, Const]) -> dict[str, Const] | None:
         if i == len(body):
@@ -98,6 +104,14 @@ def _match_body(
         for j, prem in enumerate(premises):
             if used[j]:
                 continue
+            steps[0] += 1
+            if steps[0] > MAX_MATCH_STEPS:
+                raise ComputationCap(
+                    f"matching a body to its premises took more than {MAX_MATCH_STEPS} steps",
+                    {"steps": steps[0], "literals": len(body)},
+                )
+            if steps[0] % 1000 == 0:
+                checkpoint()
             t2 = _unify(body[i], prem, t)
             if t2 is not None:
                 used[j] = True
@@ -118,6 +132,8 @@ def extract_derivation(text: str, rules: Mapping[str, tuple[int, Rule]]) -> dict
 
     ``rules`` maps a rule label to (unit id, rule) for the kernel the trace cites.
     """
+    if len(text.encode("utf-8", "surrogatepass")) > DEFAULT_LIMITS.max_bytes:
+        raise ProgramError("MALFORMED_DERIVATION", f"larger than {DEFAULT_LIMITS.max_bytes} bytes")
     try:
         steps = _Steps().transform(_parser().parse(text))
     except UnexpectedInput as exc:
@@ -129,11 +145,14 @@ def extract_derivation(text: str, rules: Mapping[str, tuple[int, Rule]]) -> dict
         raise ProgramError("MALFORMED_DERIVATION", str(getattr(inner, "bare", inner))) from None
     numbers = [s[0] for s in steps]
     conclusions = {s[0]: s[1] for s in steps}
-    leaves: list[Literal] = []
-    for _, _, _, prem, _ in steps:
-        for p in prem:
-            if isinstance(p, Literal) and p not in conclusions.values() and p not in leaves:
-                leaves.append(p)
+    concluded_by: dict[Literal, int] = {}  # a concluded literal -> its first line number
+    for num, lit in conclusions.items():
+        concluded_by.setdefault(lit, num)
+    leaves = list(
+        dict.fromkeys(
+            p for step in steps for p in step[3] if isinstance(p, Literal) and p not in concluded_by
+        )
+    )
     node_of: dict[Literal, int] = {}
     nodes: list[dict[str, Any]] = []
     for leaf in leaves:
@@ -147,8 +166,8 @@ def extract_derivation(text: str, rules: Mapping[str, tuple[int, Rule]]) -> dict
         )
     line_of: dict[str, int] = {}
     step_node: dict[int, int] = {}
-    for num in numbers:
-        step_node[num] = len(leaves) + numbers.index(num)
+    for i, num in enumerate(numbers):
+        step_node.setdefault(num, len(leaves) + i)
     for num, concl, label, prem, line in steps:
         nid = step_node[num]
         premise_lits: list[Literal] = []
@@ -161,11 +180,7 @@ def extract_derivation(text: str, rules: Mapping[str, tuple[int, Rule]]) -> dict
                 premise_ids.append(step_node[p])
             else:
                 premise_lits.append(p)
-                premise_ids.append(
-                    node_of[p]
-                    if p in node_of
-                    else step_node[next(n for n, c in conclusions.items() if c == p)]
-                )
+                premise_ids.append(node_of[p] if p in node_of else step_node[concluded_by[p]])
         edge = _edge(concl, label, rules, premise_lits, premise_ids)
         nodes.append({"id": nid, "fact": concl.text(), "edge": edge})
         line_of[str(nid)] = line

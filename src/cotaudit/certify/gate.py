@@ -17,6 +17,7 @@ from enum import Enum
 from typing import Any, Protocol
 
 from cotaudit.certify import calculators
+from cotaudit.certify.canon import canonical_json, lone_surrogate
 from cotaudit.certify.checkers import CheckerRegistry
 from cotaudit.certify.closure import Source
 from cotaudit.certify.engine import EvalLimits, evaluate
@@ -179,15 +180,25 @@ def source(
     state: GateState,
     query_facts: Sequence[Source] = (),
     scan: bool = True,
+    known_keys: Mapping[str, int] | None = None,
 ) -> GateDecision:
     """Source mode (C-38): the first failing check decides. ``scan=False`` (``admit_batch``)
-    stops before the kernel scan and returns a provisional SOURCE_ADMIT."""
+    stops before the kernel scan and returns a provisional SOURCE_ADMIT. ``known_keys`` is
+    ``state.active_keys()`` kept up to date by a caller admitting many units (building it
+    per unit made a batch quadratic)."""
     if writer not in WRITERS or scope not in SCOPES:
         raise ValueError(f"writer must be one of {WRITERS} and scope one of {SCOPES}")
     got = parse_proposal(proposal)
     if isinstance(got, GateDecision):
         return got
     unit = got
+    if evidence is not None:  # stored and hashed as canonical JSON, as SQLite text
+        try:
+            bad = lone_surrogate(canonical_json(evidence.to_json()))
+        except (ValueError, TypeError):
+            return reject("PARSE_ERROR", "evidence must be canonical JSON (no floats, string keys)", unit)
+        if bad is not None:
+            return reject("PARSE_ERROR", "the evidence holds a lone surrogate, which is not text", unit)
     if not _calc_known(unit):
         assert isinstance(unit, Rule) and unit.calc is not None
         return reject("PARSE_ERROR", f"unknown calculator {unit.calc.fn}@{unit.calc.version}", unit)
@@ -236,7 +247,7 @@ def source(
         conflict = _contradiction(unit, state, query_facts if scope == "query" else ())
         if conflict is not None:
             return GateDecision(Outcome.REJECT, "CONTRADICTS_KERNEL", conflict, record, None, unit)
-    keys = state.active_keys()
+    keys = state.active_keys() if known_keys is None else known_keys
     if scope == "query":
         in_fq = {s.unit.key: s.unit_id for s in query_facts}
         dup = in_fq.get(unit.key, keys.get(unit.key) if isinstance(unit, Fact) else None)

@@ -18,6 +18,7 @@ from lark import Lark, Token, Transformer
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, VisitError
 
 from cotaudit.certify.alloc import paused_collector
+from cotaudit.certify.canon import lone_surrogate
 from cotaudit.certify.errors import ProgramError
 from cotaudit.certify.syntax import (
     BodyLit,
@@ -127,7 +128,12 @@ class _Build(Transformer[Token, Any]):
         return Const("num", canonical_number(str(c[0])))
 
     def string(self, c: list[Token]) -> Const:
-        return Const("str", json.loads(str(c[0])))
+        value = json.loads(str(c[0]))
+        if lone_surrogate(value) is not None:
+            raise ProgramError(
+                "PARSE_ERROR", "an escaped lone surrogate is not text", line=c[0].line, col=c[0].column
+            )
+        return Const("str", value)
 
     def label(self, c: list[Token]) -> tuple[str, int, int]:
         return (self._ident(c[0]), c[0].line or 0, max(1, (c[0].column or 1) - 1))
@@ -408,12 +414,13 @@ def _fast_fact(line: str, lineno: int, limits: Limits, consts: dict[str, Const])
     return _build_fact(label or "", neg, pred, arg_text or "", (lineno, start + 1), limits, consts)
 
 
-def _lark_line(line: str, lineno: int, limits: Limits) -> list[Unit] | None:
-    """The units of one line that is not a simple fact, positions moved to line ``lineno``."""
+def _lark_line(line: str, lineno: int, limits: Limits) -> list[Unit] | ProgramError:
+    """The units of one line that is not a simple fact, positions moved to line ``lineno``
+    (or the line's own error, positions unmoved)."""
     try:
         chunk: list[Unit] = _run(line, "program", limits)
-    except ProgramError:
-        return None
+    except ProgramError as exc:
+        return exc
     out: list[Unit] = []
     for u in chunk:
         pos = (u.pos[0] + lineno - 1, u.pos[1]) if u.pos else None
@@ -465,7 +472,9 @@ def _fast_program(text: str, limits: Limits) -> list[Unit] | None:
         elif _BLANK.fullmatch(other):
             continue
         chunk = _lark_line(other, lineno, limits)
-        if chunk is None:
+        if isinstance(chunk, ProgramError):
+            if len(lines) == 1:  # the line is the whole text: lark would only fail again
+                raise chunk
             return None
         units.extend(chunk)
     return units

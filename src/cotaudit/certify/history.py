@@ -63,6 +63,7 @@ def check_invariants(state: CertState) -> list[str]:
     check = state.verify_log()
     if not check.ok:
         out.append(f"INV-4: log check fails at {check.first_bad_seq}: {check.reason}")
+    out += [f"INV-4: the tables diverge from the log: {d.line()}" for d in state.verify_state()]
     fresh = state.scan()
     if sorted(fresh.K) != sorted(kernel_ids):
         out.append(f"INV-5: stored K {sorted(kernel_ids)} differs from a fresh scan {sorted(fresh.K)}")

@@ -4,22 +4,23 @@
 raising :class:`InterfaceError` with *every* problem and its stable code. ``Interface.type_check``
 is C-13, ``load_program`` is Proposition 1 at load time (C-12).
 
-Role types: ``symbol`` (``pattern`` full match or ``enum``), ``integer`` (min/max), ``decimal``
-(``unit``, min/max, ``places``), ``string`` (``max_len``), ``boolean`` (``true``/``false``) and,
-as a cotaudit extension for small examples, ``any`` (every constant).
+Role types: ``symbol`` (``pattern`` full match, by RE2 in linear time: :mod:`.pattern`; or
+``enum``), ``integer`` (min/max), ``decimal`` (``unit``, min/max, ``places``), ``string``
+(``max_len``), ``boolean`` (``true``/``false``) and, as a cotaudit extension for small
+examples, ``any`` (every constant).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from cotaudit.certify.canon import canonical_json, sha256_hex
+from cotaudit.certify.canon import canonical_json, lone_surrogate, sha256_hex
 from cotaudit.certify.errors import InterfaceError, Problem, ProgramError, WhitelistViolation
 from cotaudit.certify.interface_load import parse_document
+from cotaudit.certify.pattern import fullmatch
 from cotaudit.certify.syntax import NAME_RE, BodyLit, Const, Fact, Literal, Rule, Unit
 
 FORMAT = "cotaudit.certify.interface/1"
@@ -49,7 +50,7 @@ class Role:
                 return False
             if self.enum is not None and c.value not in self.enum:
                 return False
-            return self.pattern is None or re.fullmatch(self.pattern, c.value) is not None
+            return self.pattern is None or fullmatch(self.pattern, c.value)
         if self.type == "boolean":
             return c.kind == "sym" and c.value in ("true", "false")
         if self.type == "string":
@@ -222,7 +223,10 @@ def load_program(units: Iterable[Unit], interface: Interface) -> list[Unit]:
 def load_interface(text: str) -> Interface:
     """Parse and validate an interface file (JSON, or YAML when PyYAML is installed)."""
     doc, problems = parse_document(text)
-    return interface_from_dict(doc, problems)
+    iface = interface_from_dict(doc, problems)
+    if lone_surrogate(canonical_json(iface.to_json())) is not None:
+        raise InterfaceError([Problem("BAD_FORMAT", "an escaped lone surrogate is not text")])
+    return iface
 
 
 def interface_from_dict(doc: Any, problems: list[Problem] | None = None) -> Interface:

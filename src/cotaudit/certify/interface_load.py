@@ -1,19 +1,19 @@
 """Reading and validating interface documents (C-10, C-11): every problem, each with a code.
 
 Problem codes: ``BAD_FORMAT`` (not an interface document / wrong field types), ``BAD_ROLE``
-(a role definition that makes no sense, e.g. an invalid regex), ``UNKNOWN_ROLE``,
+(a role definition that makes no sense, e.g. a pattern RE2 cannot compile), ``UNKNOWN_ROLE``,
 ``DUPLICATE_PREDICATE``, ``WHITELIST_NOT_IN_SIGMA`` (Ω ⊄ Σ), ``QUERY_PREDICATE_UNKNOWN``,
 ``LEGEND_TYPE_MISMATCH`` and ``LEGEND_NOT_INJECTIVE``.
 """
 
 from __future__ import annotations
 
-import re
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
 from cotaudit.certify.canon import loads_strict
 from cotaudit.certify.errors import InterfaceError, Problem, ProgramError
+from cotaudit.certify.pattern import PatternError, compile_pattern
 from cotaudit.certify.syntax import NAME_RE, Const
 from cotaudit.errors import MissingDependency
 
@@ -44,7 +44,13 @@ def _load_yaml(text: str, problems: list[Problem]) -> Any:
         raise MissingDependency("yaml", "pip install PyYAML (or write the interface as JSON)") from None
 
     class Loader(yaml.SafeLoader):  # type: ignore[misc]
-        pass
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            # An alias shares a node: a few lines of "&a [*b, *b, …]" expand to 2^n nodes once
+            # the document is walked (billion laughs). An interface never needs one.
+            if self.check_event(yaml.events.AliasEvent):
+                mark = self.peek_event().start_mark
+                raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed", mark)
+            return super().compose_node(parent, index)
 
     def mapping(loader: Any, node: Any) -> dict[Any, Any]:
         out: dict[Any, Any] = {}
@@ -67,7 +73,14 @@ def _load_yaml(text: str, problems: list[Problem]) -> Any:
     try:
         return yaml.load(text, Loader=Loader)
     except yaml.YAMLError as exc:
-        raise InterfaceError([Problem("BAD_FORMAT", f"not valid YAML: {str(exc).splitlines()[0]}")]) from None
+        raise InterfaceError([Problem("BAD_FORMAT", f"not valid YAML: {_first_line(exc)}")]) from None
+    except RecursionError:
+        raise InterfaceError([Problem("BAD_FORMAT", "not valid YAML: nested too deeply")]) from None
+
+
+def _first_line(exc: Exception) -> str:
+    lines = [line for line in str(exc).splitlines() if line.strip()]
+    return lines[0] if lines else type(exc).__name__
 
 
 def _decimal(value: Any) -> Decimal | None:
@@ -89,9 +102,9 @@ def _role(name: str, d: Any, problems: list[Problem]) -> Role | None:
         return None
     pattern = d.get("pattern")
     if pattern is not None:
-        try:
-            re.compile(str(pattern))
-        except re.error as exc:
+        try:  # RE2: linear-time matching whatever the pattern (certify/pattern.py)
+            compile_pattern(str(pattern))
+        except PatternError as exc:
             problems.append(Problem("BAD_ROLE", f"role '{name}': bad pattern ({exc})", f"roles.{name}"))
             return None
     enum = d.get("enum")

@@ -12,12 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from cotaudit.certify.canon import canonical_json, lone_surrogate
 from cotaudit.certify.certificate import MEANING
 from cotaudit.certify.checkers import LIMITATIONS, CheckerRegistry
 from cotaudit.certify.codemap import abstain_code, reason_code
 from cotaudit.certify.config import CertifyConfig
 from cotaudit.certify.errors import InterfaceError, KbError, ProgramError
-from cotaudit.certify.gate import GateDecision, Outcome
+from cotaudit.certify.gate import WRITERS, GateDecision, Outcome
 from cotaudit.certify.grammar import parse_query, parse_unit
 from cotaudit.certify.interface import Interface, load_interface
 from cotaudit.certify.kbfile import KbDocument, Section, Statement, locate, parse_kb
@@ -32,6 +33,7 @@ from cotaudit.report.model import Verdict
 ENGINE = "certify"
 ENGINE_VERSION = "certify/1"
 FROZEN_CLOCK = "1970-01-01T00:00:00Z"
+SPACES = ("yesno", "tfu", "numeric")
 
 
 def _finding(
@@ -69,6 +71,7 @@ class _Run:
         self.units: list[dict[str, Any]] = []
         self.queries: list[dict[str, Any]] = []
         self.labels: dict[str, tuple[str, int]] = {}
+        self.query_ids: dict[str, int] = {}
 
     def evidence(self, stmt: Statement, sec: Section) -> Evidence | None:
         ev = stmt.evidence
@@ -143,6 +146,18 @@ class _Run:
             self.findings.append(_finding(exc.reason, stmt.line + (exc.line or 1) - 1, exc.bare, {}))
             return
         qid = q.label or sec.args[0] if sec.kind == "query" and sec.args else q.label
+        if qid is not None:
+            if qid in self.query_ids:
+                self.findings.append(
+                    _finding(
+                        "INPUT_MALFORMED",
+                        stmt.line,
+                        f"query id '{qid}' is already used on line {self.query_ids[qid]}",
+                        {"query_id": qid},
+                    )
+                )
+                return
+            self.query_ids[qid] = stmt.line
         result = self.state.query(
             q.goal,
             facts=[(u, ev) for u, ev, _ in facts],
@@ -202,6 +217,12 @@ class _Run:
 
     def run(self) -> None:
         for sec in self.doc.sections:
+            writer = sec.options.get("writer")
+            if writer is not None and writer not in WRITERS:
+                raise KbError(f"unknown writer {writer!r} (expected {', '.join(WRITERS)})", line=sec.line)
+            space = sec.options.get("space")
+            if space is not None and space not in SPACES:
+                raise KbError(f"unknown answer space {space!r} (expected {', '.join(SPACES)})", line=sec.line)
             if sec.kind == "units":
                 self.units_section(sec)
             elif sec.kind == "query":
@@ -240,6 +261,8 @@ def check_kb(
     try:
         iface = load_interface(doc.interface_text)
         config = CertifyConfig.from_json(doc.config)
+        if lone_surrogate(canonical_json(config.to_json())) is not None:
+            raise ValueError("an escaped lone surrogate is not text")
     except InterfaceError as exc:
         found = [
             _finding("INTERFACE_INVALID", doc.interface_line, f"{p.code}: {p.message}", {"problem": p.code})

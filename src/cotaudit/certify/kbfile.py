@@ -27,16 +27,22 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from cotaudit.certify.canon import lone_surrogate
 from cotaudit.certify.errors import KbError
 from cotaudit.certify.grammar import DEFAULT_LIMITS
 from cotaudit.certify.sources import RECORD_KINDS, Evidence, SourceRecord
 
 SECTION_KINDS = ("interface", "config", "record", "units", "query", "queries")
+# Every pattern here runs on untrusted text and must match in linear time: no two quantified
+# pieces that can match the same characters may be adjacent (the optional quote sits *between*
+# the two runs of blanks, so they can never both claim the same blank) and no quantifier is
+# nested in another over overlapping text (tests/certify/test_hostile_input.py sweeps them all).
 _EVIDENCE = re.compile(
     r"@(?P<rid>[A-Za-z0-9_][A-Za-z0-9_.:-]*)(?:\((?P<cite>[^()]*)\))?(?:\[(?P<spans>[0-9:,\s]*)\])?"
-    r"\s*(?P<quote>\"(?:[^\"\\]|\\.)*\")?\s*(?:%.*)?"
+    r"\s*(?:(?P<quote>\"(?:[^\"\\]|\\.)*\")\s*)?(?:%.*)?"
 )
 _KV = re.compile(r"([a-z_]+)=(\S+)")
+_QUERY_START = re.compile(r"\s*(\[[^\]]*\]\s*)?\?-")
 
 
 @dataclass
@@ -51,7 +57,7 @@ class Statement:
 
     @property
     def is_query(self) -> bool:
-        return re.match(r"\s*(\[[^\]]*\]\s*)?\?-", self.text) is not None
+        return _QUERY_START.match(self.text) is not None
 
 
 @dataclass
@@ -108,13 +114,15 @@ def split_sections(text: str) -> list[Section]:
     return sections
 
 
-def split_statements(body: str, first_line: int) -> list[Statement]:
-    """Units/queries of a section body, split at '.' outside strings and comments."""
+def split_statements(body: str, first_line: int, max_statements: int | None = None) -> list[Statement]:
+    """Units/queries of a section body, split at '.' outside strings and comments
+    (:class:`KbError` as soon as there are more than ``max_statements``)."""
     out: list[Statement] = []
     i, n = 0, len(body)
     line, col = first_line, 1
     start: tuple[int, int, int] | None = None
     in_str = False
+    eol = -1  # index of the "\n" ending the current line (n on the last line), once known
     while i < n:
         ch = body[i]
         if start is None and not ch.isspace() and ch != "%":
@@ -133,16 +141,20 @@ def split_statements(body: str, first_line: int) -> list[Statement]:
         elif ch == "." and start is not None and not (i + 1 < n and body[i + 1].isdigit()):
             s0, l0, c0 = start
             stmt = Statement(body[s0 : i + 1], l0, c0)
-            end = body.find("\n", i + 1)
-            tail = body[i + 1 : n if end < 0 else end]
-            if tail.strip().startswith("@"):
-                _evidence(stmt, tail.strip())
-                col += len(tail)
-                i += len(tail)
-            elif tail.strip() and not tail.strip().startswith("%"):
-                pass  # another unit on the same line
-            out.append(stmt)
+            if eol <= i:  # the end of this line, found once per line (not once per unit)
+                eol = body.find("\n", i + 1)
+                eol = n if eol < 0 else eol
+            j = i + 1  # the first non-blank after the '.'; blanks are scanned again below at most
+            while j < eol and body[j].isspace():
+                j += 1
+            if j < eol and body[j] == "@":  # evidence: the rest of the line
+                _evidence(stmt, body[j:eol].strip())
+                col += eol - i - 1
+                i = eol - 1
+            out.append(stmt)  # else another unit (or a comment) follows on the same line
             start = None
+            if max_statements is not None and len(out) > max_statements:
+                raise KbError(f"more than {DEFAULT_LIMITS.max_units} units", line=l0)
         if ch == "\n":
             line, col = line + 1, 1
         else:
@@ -168,7 +180,16 @@ def _evidence(stmt: Statement, tail: str) -> None:
             except ValueError:
                 stmt.evidence_error = f"bad span {part.strip()!r}"
                 return
-    quote = json.loads(m.group("quote")) if m.group("quote") else None
+    quote: str | None = None
+    if m.group("quote"):
+        try:
+            quote = json.loads(m.group("quote"))
+        except ValueError as exc:  # a control character or a bad escape inside the quote
+            stmt.evidence_error = f"bad quote (JSON string escapes): {exc}"
+            return
+        if lone_surrogate(quote) is not None:
+            stmt.evidence_error = "bad quote: an escaped lone surrogate is not text"
+            return
     extra = {"label": m.group("cite")} if m.group("cite") else {}
     stmt.evidence = Evidence(m.group("rid"), tuple(spans), quote, extra)
 
@@ -186,6 +207,12 @@ def locate(evidence: Evidence, records: dict[str, SourceRecord]) -> Evidence:
 
 def parse_kb(text: str) -> KbDocument:
     """Sections, records and statements of a ``.kb`` text; :class:`KbError` when unreadable."""
+    bad = lone_surrogate(text)
+    if bad is not None:
+        raise KbError(
+            f"U+{ord(text[bad]):04X} at offset {bad} is a lone surrogate, not text",
+            line=text.count("\n", 0, bad) + 1,
+        )
     doc = KbDocument()
     count = 0
     for sec in split_sections(text):
@@ -207,7 +234,7 @@ def parse_kb(text: str) -> KbDocument:
                 raise KbError(
                     f"a %% {sec.kind} section is larger than {DEFAULT_LIMITS.max_bytes} bytes", line=sec.line
                 )
-            sec.statements = split_statements(sec.body, sec.body_line)
+            sec.statements = split_statements(sec.body, sec.body_line, DEFAULT_LIMITS.max_units - count)
             count += len(sec.statements)
             if count > DEFAULT_LIMITS.max_units:
                 raise KbError(f"more than {DEFAULT_LIMITS.max_units} units", line=sec.line)

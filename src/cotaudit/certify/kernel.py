@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cotaudit.certify.closure import Source
@@ -21,6 +21,7 @@ from cotaudit.certify.engine import EvalLimits, evaluate
 from cotaudit.certify.errors import ComputationCap
 from cotaudit.certify.oracle import Answer, Check, Gamma, Ranks, compute_ranks, derivable
 from cotaudit.certify.syntax import Fact, Literal, Rule, Unit
+from cotaudit.limits import checkpoint
 
 OrderRank = Sequence[int | str]
 
@@ -62,9 +63,15 @@ def _sorted(units: Sequence[Source], order: Mapping[int, OrderRank] | None) -> l
     return sorted(units, key=lambda s: order_key((order or {}).get(s.unit_id, [s.unit_id]), s.unit))
 
 
-def _model(units: Sequence[Source], cap: int) -> frozenset[Literal] | None:
+def _until(limits: EvalLimits, deadline: float) -> EvalLimits | None:
+    """``limits`` with the time left before ``deadline`` (``None`` once it has passed)."""
+    left = deadline - time.monotonic()
+    return replace(limits, timeout_s=left) if left > 0 else None
+
+
+def _model(units: Sequence[Source], cap: int, limits: EvalLimits | None = None) -> frozenset[Literal] | None:
     try:
-        closure = evaluate(list(units), limits=EvalLimits(max_facts=cap + len(units)))
+        closure = evaluate(list(units), limits=replace(limits or EvalLimits(), max_facts=cap + len(units)))
     except ComputationCap:
         return None
     return frozenset(closure.store.literal(f) for f in range(len(closure)))
@@ -77,9 +84,16 @@ def kernel_scan(
     k: int | None = None,
     cap: int = 100_000,
     naf: bool = False,
+    limits: EvalLimits | None = None,
 ) -> KernelResult:
-    """The deletion scan (C-46). ``order`` maps unit id → order_rank (default [unit id])."""
+    """The deletion scan (C-46). ``order`` maps unit id → order_rank (default [unit id]).
+
+    ``limits`` (default C-25's) bound every evaluation of the scan, and the scan as a whole gets
+    ``limits.timeout_s``: a unit whose check meets the deadline is CAPPED — retained, which
+    keeps Cn(K) = Cn(S) — and so is every unit after it, unchecked."""
     start = time.perf_counter()
+    lim = limits or EvalLimits()
+    deadline = time.monotonic() + lim.timeout_s
     ordered = _sorted(units, order)
     gamma = Gamma(ordered)
     J: list[int] = []
@@ -88,10 +102,12 @@ def kernel_scan(
     flags: list[str] = []
     if naf:
         flags.append("naf_model_equality")
-        reference = _model(ordered, cap)
+        reference = _model(ordered, cap, _until(lim, deadline))
         for s in ordered:
+            checkpoint()
             rest = [x for x in gamma.sources(s.unit_id)]
-            model = _model(rest, cap) if reference is not None else None
+            left = _until(lim, deadline)
+            model = _model(rest, cap, left) if reference is not None and left is not None else None
             if model is None:
                 capped.append(s.unit_id)
             elif model == reference:
@@ -99,9 +115,16 @@ def kernel_scan(
                 J.append(s.unit_id)
                 just[s.unit_id] = Justification(s.unit_id, s.unit.head, (), "model-equality")
     else:
-        ranks: Ranks | None = compute_ranks(ordered, cap) if k is None else None
+        ranks: Ranks | None = compute_ranks(ordered, cap, _until(lim, deadline)) if k is None else None
         for s in ordered:
-            check = derivable(s.unit_id, gamma, k=k, cap=cap, ranks=ranks)
+            checkpoint()
+            left = _until(lim, deadline)
+            if left is None:
+                capped.append(s.unit_id)
+                continue
+            check = derivable(
+                s.unit_id, gamma, k=k, cap=cap, ranks=ranks, slice_s=min(10.0, left.timeout_s), limits=left
+            )
             if check.answer is Answer.YES:
                 gamma.remove(s.unit_id)
                 J.append(s.unit_id)
@@ -123,6 +146,7 @@ def essential(
     if naf:
         reference = _model(units, cap)
         for s in units:
+            checkpoint()
             model = _model(gamma.sources(s.unit_id), cap) if reference is not None else None
             if model is None:
                 capped.append(s.unit_id)
@@ -131,6 +155,7 @@ def essential(
         return sorted(ess), sorted(capped)
     ranks = compute_ranks(list(units), cap) if k is None else None
     for s in units:
+        checkpoint()
         check: Check = derivable(s.unit_id, gamma, k=k, cap=cap, ranks=ranks)
         if check.answer is Answer.NO:
             ess.append(s.unit_id)

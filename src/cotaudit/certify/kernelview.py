@@ -97,7 +97,10 @@ class KernelView:
             if uid in out:
                 raise KbError(f"kernel manifest: unit id {uid} listed twice")
             out[uid] = unit
-            pi[uid] = tuple(str(h) for h in row.get("pi_src") or ())
+            hashes = row.get("pi_src") or []
+            if not isinstance(hashes, list):
+                raise KbError(f"kernel manifest: unit {uid}: 'pi_src' must be a list of hashes")
+            pi[uid] = tuple(str(h) for h in hashes)
         return cls(version, out, str(manifest.get("interface_sha256", "")), pi)
 
     @classmethod

@@ -10,13 +10,14 @@ models, so it must not share code with :mod:`cotaudit.certify.engine`.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from cotaudit.certify import calculators
 from cotaudit.certify.errors import ComputationCap
 from cotaudit.certify.strata import rule_strata
 from cotaudit.certify.syntax import Const, Fact, Literal, Rule, Term, Unit, Var, substitute
+from cotaudit.limits import checkpoint
 
 
 @dataclass
@@ -52,8 +53,12 @@ def _match(pattern: Literal, fact: Literal, theta: dict[str, Const]) -> dict[str
     return out
 
 
-def instances(rule: Rule, model: dict[Literal, int]) -> Iterator[tuple[Literal, list[Literal]]]:
-    """Every (head, positive premises) instance of ``rule`` over ``model`` (NAF checked against it)."""
+def instances(
+    rule: Rule, model: dict[Literal, int], tick: Callable[[], None] = lambda: None
+) -> Iterator[tuple[Literal, list[Literal]]]:
+    """Every (head, positive premises) instance of ``rule`` over ``model`` (NAF checked against it).
+
+    ``tick`` is called once per fact tried, so a caller can bound the nested loops."""
     facts = list(model)
 
     def extend(
@@ -74,6 +79,7 @@ def instances(rule: Rule, model: dict[Literal, int]) -> Iterator[tuple[Literal, 
             yield substitute(rule.head, final), list(premises)
             return
         for f in facts:
+            tick()
             t = _match(positive[i], f, theta)
             if t is not None:
                 yield from extend(i + 1, t, [*premises, f])
@@ -92,6 +98,15 @@ def naive_evaluate(
     """The least model of ``units ∪ overlay`` with minimum depths (stratified for NAF)."""
     start = time.monotonic()
     model: dict[Literal, int] = {}
+    steps = [0]
+
+    def tick() -> None:  # the nested loops of instances() are where the time goes
+        steps[0] += 1
+        if steps[0] % 1000 == 0:
+            if time.monotonic() - start > timeout_s:
+                raise ComputationCap("reference evaluator limit", {"facts": len(model), "steps": steps[0]})
+            checkpoint()
+
     for u in [*units, *overlay]:
         if isinstance(u, Fact):
             model.setdefault(u.lit, 0)
@@ -103,7 +118,7 @@ def naive_evaluate(
         while changed:
             changed = False
             for rule in layer:
-                for head, premises in list(instances(rule, model)):
+                for head, premises in list(instances(rule, model, tick)):
                     d = 1 + max(model[p] for p in premises)
                     if max_depth is not None and d > max_depth:
                         continue

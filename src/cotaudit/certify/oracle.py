@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from cotaudit.certify.closure import Source
@@ -38,6 +38,7 @@ from cotaudit.certify.engine import EvalLimits, evaluate
 from cotaudit.certify.errors import ComputationCap
 from cotaudit.certify.normal import normal_form
 from cotaudit.certify.syntax import SKOLEM_PREFIX, Const, Fact, Literal, Rule, Unit, Var, substitute
+from cotaudit.limits import checkpoint
 
 Sig = tuple[str, bool, int]
 
@@ -187,6 +188,8 @@ def _join(
             budget[0] -= 1
             if budget[0] < 0:
                 raise ComputationCap("oracle join", {"budget": budget[0]})
+            if budget[0] % 1024 == 0:
+                checkpoint()
             ext = _unify(lit, atom)
             if ext is not None:
                 go(i + 1, {**th, **ext}, [*acc, atom])
@@ -219,6 +222,7 @@ def _prove_bounded(
         visits[0] += 1
         if visits[0] > cap or time.monotonic() > deadline:
             raise ComputationCap("oracle search", {"visits": visits[0]})
+        checkpoint()
         for uid in gamma.candidates(a):
             if uid == s:
                 continue
@@ -302,6 +306,7 @@ def _prove_exact(
         alts[a] = options
         if len(seen) > cap or budget[0] < 0 or time.monotonic() > deadline:
             raise ComputationCap("oracle slice", {"atoms": len(seen)})
+        checkpoint()
     # Horn satisfiability by counting (each option fires when all its atoms are true)
     waiting: dict[Literal, list[tuple[Literal, int]]] = {}
     missing: dict[tuple[Literal, int], int] = {}
@@ -326,7 +331,14 @@ def _prove_exact(
 
 
 def derivable(
-    s: int, gamma: Gamma, *, k: int | None, cap: int, ranks: Ranks | None = None, slice_s: float = 10.0
+    s: int,
+    gamma: Gamma,
+    *,
+    k: int | None,
+    cap: int,
+    ranks: Ranks | None = None,
+    slice_s: float = 10.0,
+    limits: EvalLimits | None = None,
 ) -> Check:
     """Is unit ``s`` (a member of Γ) derivable from Γ \\ {s} within ``k`` rounds?"""
     unit = gamma.units[s]
@@ -351,31 +363,37 @@ def derivable(
         if got is not None:
             return Check(got, goal, temps, "top-down")
         overlay = [Source(-1 - i, Fact(f"tmp{i}", t), "temp") for i, t in enumerate(temps)]
-        limits = EvalLimits(
-            max_facts=cap + len(gamma.units) + len(temps), timeout_s=max(0.0, deadline - time.monotonic())
+        bound = replace(
+            limits or EvalLimits(),
+            max_facts=cap + len(gamma.units) + len(temps),
+            timeout_s=max(1e-3, deadline - time.monotonic()),
         )
-        closure = evaluate(gamma.sources(s), overlay, max_depth=k, limits=limits)
+        closure = evaluate(gamma.sources(s), overlay, max_depth=k, limits=bound)
         return Check(Answer.YES if closure.contains(goal) else Answer.NO, goal, temps, "bottom-up")
     except ComputationCap:
         return Check(Answer.CAPPED, goal, temps, "capped")
 
 
-def compute_ranks(units: Sequence[Source], cap: int) -> Ranks | None:
-    """Ranks of the instance graph of Cn(S), or ``None`` when it is too large to build."""
+def compute_ranks(units: Sequence[Source], cap: int, limits: EvalLimits | None = None) -> Ranks | None:
+    """Ranks of the instance graph of Cn(S), or ``None`` when it is too large to build
+    (more than 10·``cap`` facts, or past the time or memory of ``limits``)."""
     from cotaudit.certify.strata import sccs
 
     try:
-        closure = evaluate(
-            list(units), limits=EvalLimits(max_facts=cap * 10 + len(units)), record_instances=True
-        )
+        bound = replace(limits or EvalLimits(), max_facts=cap * 10 + len(units))
+        closure = evaluate(list(units), limits=bound, record_instances=True)
     except ComputationCap:
         return None
     n = len(closure)
     succ: dict[int, list[int]] = {}
-    for head, _, prem in closure.instances:
+    for i, (head, _, prem) in enumerate(closure.instances):
+        if i % 65536 == 0:
+            checkpoint()
         for p in prem:
             succ.setdefault(p, []).append(head)
+    checkpoint()
     comps = sccs(list(range(n)), succ)
+    checkpoint()
     comp_of = {f: i for i, comp in enumerate(comps) for f in comp}
     level = [0] * len(comps)
     for ci in range(len(comps) - 1, -1, -1):  # reverse of reverse-topological: sources first

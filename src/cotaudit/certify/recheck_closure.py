@@ -20,6 +20,7 @@ from cotaudit.certify.kernelview import KernelView
 from cotaudit.certify.naive import naive_evaluate
 from cotaudit.certify.recheck import RecheckFailure
 from cotaudit.certify.syntax import Const, Fact, Literal, Rule, Unit, Var, substitute
+from cotaudit.limits import checkpoint
 
 
 def _model_hash(texts: list[str]) -> str:
@@ -32,6 +33,7 @@ def _one_pass(
     """Heads of every instance of a NAF-free, calc-free rule over ``model`` (hash-join on bound args)."""
     index: dict[tuple[tuple[str, bool, int], tuple[int, ...]], dict[tuple[Const, ...], list[Literal]]] = {}
     positive = rule.positive
+    steps = [0]
 
     def candidates(lit: Literal, theta: dict[str, Const]) -> list[Literal]:
         bound = tuple(i for i, a in enumerate(lit.args) if isinstance(a, Const) or a.name in theta)
@@ -53,6 +55,9 @@ def _one_pass(
             return
         lit = positive[i]
         for f in candidates(lit, theta):
+            steps[0] += 1
+            if steps[0] % 4096 == 0:
+                checkpoint()  # one pass can still meet |model|^body instances
             t = dict(theta)
             ok = True
             for a, v in zip(lit.args, f.args, strict=True):

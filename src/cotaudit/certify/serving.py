@@ -22,7 +22,7 @@ from cotaudit.certify.certificate import build_closure, fact_key
 from cotaudit.certify.closure import Closure, Source
 from cotaudit.certify.derived import derived
 from cotaudit.certify.engine import evaluate
-from cotaudit.certify.errors import ComputationCap, ProgramError
+from cotaudit.certify.errors import ComputationCap, ProgramError, StoreError
 from cotaudit.certify.gate import GateDecision, Outcome
 from cotaudit.certify.grammar import parse_literal
 from cotaudit.certify.sources import Evidence
@@ -117,6 +117,7 @@ def run_query(
     lit = _target(target)
     if state.store.path != ":memory:":
         state.refresh()  # never serve a cache entry another process has invalidated
+    state.ensure_sound()  # never serve from tables edited behind the log
     space = answer_space or (
         "numeric" if not lit.ground else "tfu" if state.interface.negation == "strong" else "yesno"
     )
@@ -156,6 +157,8 @@ def _answer(
 ) -> QueryResult:
     seq = state.store.next_seq()
     qid = query_id or f"q{seq}"
+    if state.store.conn.execute("SELECT 1 FROM queries WHERE query_id=?", (qid,)).fetchone():
+        raise StoreError(f"query id '{qid}' was already answered (the log keys queries by id)")
     budget = state.config.delta if delta is None else delta
     result = QueryResult(qid, lit.text(), ServeStatus.ABSTAINED, kernel_version=state.version)
     fq: list[Source] = []

@@ -10,6 +10,7 @@ or timeout into ``ERROR``) and are chosen per scope and per predicate by :class:
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,10 +37,16 @@ class SourceRecord:
 
     @property
     def sha256(self) -> str:
-        return sha256_hex(self.body)
+        return _body_sha256(self.body)
 
     def to_json(self) -> dict[str, Any]:
         return {"record_id": self.record_id, "kind": self.kind, "uri": self.uri, "sha256": self.sha256}
+
+
+@functools.lru_cache(maxsize=64)
+def _body_sha256(body: str) -> str:
+    """A record's hash, computed once per body (every admission citing a record asks for it)."""
+    return sha256_hex(body)
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -21,12 +22,13 @@ from cotaudit.certify.checkers import CheckerRegistry
 from cotaudit.certify.closure import Closure, Source
 from cotaudit.certify.config import CertifyConfig
 from cotaudit.certify.engine import EvalLimits, evaluate
-from cotaudit.certify.errors import StoreError
+from cotaudit.certify.errors import CertifyError, StoreError
 from cotaudit.certify.gate import GateDecision, Outcome
 from cotaudit.certify.interface import Interface, interface_from_dict
 from cotaudit.certify.jsonform import unit_from_json, unit_to_json
 from cotaudit.certify.kernel import KernelResult, OrderRank, kernel_scan
 from cotaudit.certify.kernelview import KernelView
+from cotaudit.certify.logstate import Divergence, divergences, summary
 from cotaudit.certify.sources import CheckerConfig, Evidence, SourceRecord
 from cotaudit.certify.store import LogCheck, Store
 from cotaudit.certify.syntax import Fact, Rule, Unit
@@ -105,7 +107,7 @@ class StoreRecords:
             if row is None:
                 return None
             got = self._cache[record_id] = SourceRecord(
-                record_id, row[0], bytes(row[2]).decode("utf-8"), row[1]
+                record_id, row[0], bytes(row[2]).decode("utf-8", "surrogatepass"), row[1]
             )
         return got
 
@@ -132,6 +134,7 @@ class CertState:
         self._evidence_sha: dict[int, str] = {}
         self._head: tuple[int, str] = (0, "")
         self._memo: dict[str, tuple[tuple[int, int, int, int], Any]] = {}
+        self.integrity: list[Divergence] = []
 
     # ------------------------------------------------------------------ opening and loading
     @classmethod
@@ -195,23 +198,25 @@ class CertState:
         """(Re)build the mirror from the file (after open and after every rollback)."""
         conn = self.store.conn
         _mirror_edited()
+        # A file can be edited behind the log: whatever the tables say must be what the log
+        # certifies before anything is served from them (logstate.py; C-71 extended). A state
+        # that diverges still opens (to be verified), with the rows it cannot read left out.
+        self.integrity = [] if self.store.path == ":memory:" else divergences(conn)
         self.records.clear()
         self.units = {}
         for row in conn.execute(
             "SELECT unit_id, json, writer, scope, query_id, order_rank, status, kstatus, admitted_seq, "
             "ended_seq FROM units ORDER BY unit_id"
         ):
+            try:
+                unit = unit_from_json(json.loads(row[1]))
+                rank = json.loads(row[5])
+            except (CertifyError, TypeError, ValueError, KeyError, AttributeError, RecursionError):
+                if not self.integrity:
+                    raise
+                continue
             self.units[row[0]] = UnitRow(
-                row[0],
-                unit_from_json(json.loads(row[1])),
-                row[2],
-                row[3],
-                row[4],
-                json.loads(row[5]),
-                row[6],
-                row[7],
-                row[8],
-                row[9],
+                row[0], unit, row[2], row[3], row[4], rank, row[6], row[7], row[8], row[9]
             )
         self._evidence_sha = {}
         for uid, sha in conn.execute(
@@ -237,10 +242,16 @@ class CertState:
                     "SELECT node_key FROM cache_nodes WHERE ckey=? ORDER BY node_key", (row[0],)
                 )
             ]
+            try:
+                cert = self.store.certificate(row[1])
+            except (StoreError, zlib.error, TypeError, ValueError, RecursionError):
+                if not self.integrity:
+                    raise
+                continue
             self.cache[row[0]] = CacheEntry(
                 row[0],
                 row[1],
-                self.store.certificate(row[1]),
+                cert,
                 row[2],
                 row[3],
                 row[4],
@@ -252,16 +263,31 @@ class CertState:
         self._closure = None
         self._head = self.store.head()
 
+    def ensure_sound(self) -> None:
+        """Refuse to serve or write from tables that diverge from the log (:class:`StoreError`)."""
+        if self.integrity:
+            raise StoreError(
+                f"{self.store.path}: the state does not match its log ({summary(self.integrity)}); "
+                "run 'cotaudit certify verify-log' to list every divergence"
+            )
+
+    def verify_state(self) -> list[Divergence]:
+        """Every divergence between the tables and the state the log certifies (recomputed now)."""
+        return divergences(self.store.conn)
+
     def transition(self, fn: Callable[[], T]) -> T:
         """Run ``fn`` in one transaction; on failure roll back and reload the mirror (C-69).
 
         The write lock is taken first (``BEGIN IMMEDIATE``); if another process committed since
         the mirror was loaded, the mirror is reloaded under the lock before ``fn`` computes."""
         nested = self.store.in_transaction
+        if not nested:
+            self.ensure_sound()
         try:
             with self.store.transaction():
                 if not nested and self.store.head() != self._head:
                     self.load()
+                    self.ensure_sound()
                 result = fn()
             if not nested:
                 self._head = self.store.head()
@@ -334,6 +360,7 @@ class CertState:
             k=self.config.rederive_k,
             cap=self.config.scan_cap,
             naf=self.interface.negation == "naf",
+            limits=self.limits,
         )
 
     def scan_with(self, unit: Unit) -> KernelResult:
@@ -459,7 +486,13 @@ def put_record(store: Store, record: SourceRecord) -> None:
         raise StoreError(f"record id '{record.record_id}' is already used for other content")
     store.conn.execute(
         "INSERT INTO source_records(record_id, kind, uri, sha256, body) VALUES(?,?,?,?,?)",
-        (record.record_id, record.kind, record.uri, record.sha256, record.body.encode("utf-8")),
+        (
+            record.record_id,
+            record.kind,
+            record.uri,
+            record.sha256,
+            record.body.encode("utf-8", "surrogatepass"),
+        ),
     )
 
 

@@ -209,6 +209,8 @@ class Store:
         for seq, ts, op, payload, prev_hash, digest in rows:
             if seq != last + 1:
                 return LogCheck(False, last + 1, "gap in the log")
+            if not all(isinstance(v, str) for v in (ts, op, payload, prev_hash, digest)):
+                return LogCheck(False, seq, "hash mismatch")
             if prev_hash != prev or entry_hash(prev, seq, op, ts, payload) != digest:
                 return LogCheck(False, seq, "hash mismatch")
             bad = self._check_references(payload)
@@ -226,32 +228,37 @@ class Store:
         return LogCheck(True, None, "ok")
 
     def _check_references(self, payload: str) -> str | None:
+        from cotaudit.certify.logstate import certificate_body, certificate_sha
+
         try:
             data = json.loads(payload)
-        except ValueError:
+        except (TypeError, ValueError, RecursionError):
             return "payload is not JSON"
-        for sha in data.get("certificates", []):
+        if not isinstance(data, dict):
+            return "payload is not a JSON object"
+
+        def shas(name: str) -> list[str]:
+            got = data.get(name, [])
+            return [s for s in got if isinstance(s, str)] if isinstance(got, list) else []
+
+        for sha in shas("certificates"):
             row = self.conn.execute("SELECT body FROM certificates WHERE sha256=?", (sha,)).fetchone()
             if row is None:
                 return "referenced certificate missing"
-            try:
-                body = json.loads(zlib.decompress(row[0]).decode("utf-8"))
-                actual = sha256_json({k: v for k, v in body.items() if k != "sha256"})
-            except (zlib.error, ValueError, AttributeError):
+            body, _ = certificate_body(row[0])
+            if body is None or certificate_sha(body) != sha or body.get("sha256") != sha:
                 return "referenced certificate hash mismatch"
-            if actual != sha or body.get("sha256") != sha:
-                return "referenced certificate hash mismatch"
-        for sha in data.get("evidence", []):
+        for sha in shas("evidence"):
             rows = self.conn.execute("SELECT evidence_json FROM evidence WHERE sha256=?", (sha,)).fetchall()
             if not rows:
                 return "referenced evidence missing"
-            if any(sha256_hex(r[0]) != sha for r in rows):
+            if any(not isinstance(r[0], str) or sha256_hex(r[0]) != sha for r in rows):
                 return "referenced evidence hash mismatch"
-        for sha in data.get("records", []):
+        for sha in shas("records"):
             row = self.conn.execute("SELECT body FROM source_records WHERE sha256=?", (sha,)).fetchone()
             if row is None:
                 return "referenced source record missing"
-            if sha256_hex(bytes(row[0])) != sha:
+            if not isinstance(row[0], bytes) or sha256_hex(row[0]) != sha:
                 return "referenced source record hash mismatch"
         return None
 

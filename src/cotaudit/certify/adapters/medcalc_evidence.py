@@ -13,7 +13,6 @@ in the quote and that the raw value converts to the fact's value. :func:`calc_co
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from decimal import Decimal
@@ -83,7 +82,17 @@ def _quote_text(evidence: Evidence, records: RecordStore) -> str:
 
 
 def _has_token(text: str, words: Sequence[str]) -> bool:
-    return any(re.search(rf"(?<![a-zμ]){re.escape(w)}(?![a-z])", text) for w in words)
+    """Whether a word occurs in ``text`` not inside a longer lower-case word (``µmol`` ≠ ``mol``)."""
+    for w in words:
+        at = text.find(w)
+        while at >= 0:
+            end = at + len(w)
+            before = text[at - 1] if at else ""
+            after = text[end] if end < len(text) else ""
+            if not ("a" <= before <= "z" or before == "μ") and not "a" <= after <= "z":
+                return True
+            at = text.find(w, at + 1)
+    return False
 
 
 class NoteSpanChecker:

@@ -62,8 +62,9 @@ _COND_VERB = re.compile(rf"^({_SUBJ}) ({_VS}|{_VB}) ({_ENT})$", re.I)
 _COND_NOTVERB = re.compile(rf"^({_SUBJ}) (?:does|do) not ({_VB}) ({_ENT})$", re.I)
 _BARE_ADJ = re.compile(rf"^(not )?({_ADJ})$", re.I)
 _GENERIC = re.compile(rf"^(?:All )?({_ADJ}(?:, {_ADJ})*) (?:things|people) are (not )?({_ADJ})$", re.I)
-_IF = re.compile(r"^If (.+) then (.+)$")
-_SENTENCE = re.compile(r"[^.]+\.")
+# No ``If (.+) then (.+)`` or ``[^.]+\.`` here: on untrusted text both backtrack quadratically
+# (every " then " is a split point to retry; every start position rescans to the next period).
+# Conditionals are split with str.rpartition and sentences with str.find, both linear.
 
 
 class PWParseError(ValueError):
@@ -119,10 +120,11 @@ def parse_sentence(sentence: str) -> tuple[str, list[Lit], Lit]:
     if not s.endswith("."):
         raise PWParseError(f"a sentence ends with '.': {sentence!r}")
     s = s[:-1]
-    m = _IF.match(s)
-    if m:
-        body = _clauses(m[1])
-        heads = _clauses(m[2])
+    one_line = s.removesuffix("\n")  # '.' never matched a newline; '$' matched before a final one
+    cond, then, concl = one_line[3:].rpartition(" then ") if one_line.startswith("If ") else ("", "", "")
+    if then and cond and concl and "\n" not in one_line:  # the last " then " splits, as (.+) did
+        body = _clauses(cond)
+        heads = _clauses(concl)
         if len(heads) != 1:
             raise PWParseError(f"one conclusion expected: {sentence!r}")
         return "rule", body, heads[0]
@@ -142,9 +144,13 @@ def parse_sentence(sentence: str) -> tuple[str, list[Lit], Lit]:
 def sentences(context: str) -> list[tuple[int, int, str]]:
     """(start, end, text) of every sentence, in code points; text after the last period is an
     unterminated sentence and an error, never dropped."""
-    out = [
-        (m.start(), m.end(), m.group(0).strip()) for m in _SENTENCE.finditer(context) if m.group(0).strip()
-    ]
+    out: list[tuple[int, int, str]] = []
+    start = 0
+    while (dot := context.find(".", start)) >= 0:
+        text = context[start : dot + 1]
+        if dot > start:  # a run of non-periods and its period
+            out.append((start, dot + 1, text.strip()))
+        start = dot + 1
     tail = context[out[-1][1] if out else 0 :].strip()
     if tail:
         raise PWParseError(f"unparseable sentence (no final period): {tail!r}")

@@ -1,0 +1,575 @@
+"""The certified state re-derived from the log, and every place the tables diverge from it.
+
+The hash chain (C-70, :meth:`Store.verify_log`) proves the *log* unedited; the tables the state
+is served from (``units``, ``kernel_versions``, ``cache``, ``queries``, ``certificates``,
+``evidence``, ``meta``) are ordinary rows anyone with the file can edit. Every certified fact
+about them is also in the log: each payload carries the unit text it admitted, the unit ids,
+the kernel delta (``added``/``removed``, the version, the revalidation outcome), the cache
+decisions, the query's certificate hash, and the sha256 of every certificate, evidence and
+record it refers to. :func:`derive` replays the payloads into the state they certify and
+:func:`divergences` compares it with the tables, reporting *every* difference (never only the
+first, never a crash on a corrupt row):
+
+* units: the set of ids, key, text, JSON form (what the state loads), kind, label, scope,
+  query id, status (active / erased / expired), K/J status, admission and end sequence;
+* kernel versions: the current version, each version's member hash and counts;
+* certificates: every blob decompresses, parses and hashes to its sha256; every one is
+  referenced by the log; the cache and query rows point at the certificate the log names;
+* cache entries: exactly the keys the log leaves cached, each with its logged certificate,
+  the current version, and deps / internal nodes equal to the certificate's;
+* evidence: each row hashes to its sha256, was logged by the entry of its ``seq``, for a unit
+  of that entry, with verdict SUPPORTED; source records hash to their sha256;
+* meta: the interface and configuration recorded by INIT, the kernel version.
+
+Not derivable from the log, so not checked: frequencies (``freq``: ticks log counts only),
+order ranks, checker logs. A chain rewritten *consistently* with its head (tables and log
+together) cannot be told from the real one without an anchor kept elsewhere (C-71): that is
+what ``verify_log(anchor=…)`` and ``verify-log --anchor`` are for.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from cotaudit.certify.canon import canonical_json, sha256_hex, sha256_json
+from cotaudit.certify.errors import CertifyError
+from cotaudit.certify.grammar import parse_unit
+from cotaudit.certify.jsonform import unit_from_json, unit_to_json
+from cotaudit.certify.syntax import Fact, Unit
+from cotaudit.limits import checkpoint
+
+MAX_REPORTED = 1000  # divergences listed in full; more are summarised in one line
+
+
+@dataclass(frozen=True, slots=True)
+class Divergence:
+    """One place where the tables differ from the state the log certifies."""
+
+    where: str  # e.g. "units[5].ukey", "certificates[3]", "cache[f:q(a)]"
+    message: str
+    seq: int | None = None  # the log entry the expected value comes from, if one does
+
+    def line(self) -> str:
+        at = f" (log seq {self.seq})" if self.seq is not None else ""
+        return f"{self.where}: {self.message}{at}"
+
+
+@dataclass
+class DerivedUnit:
+    unit_id: int
+    text: str
+    unit: Unit | None  # None: the logged text does not parse (itself a divergence)
+    scope: str
+    query_id: str | None
+    status: str
+    kstatus: str | None
+    admitted_seq: int
+    ended_seq: int | None = None
+    evidence: set[str] = field(default_factory=set)
+
+
+@dataclass
+class DerivedVersion:
+    members: frozenset[int]
+    redundant: int
+    seq: int
+
+
+@dataclass
+class Derived:
+    """What the log says the state is."""
+
+    units: dict[int, DerivedUnit] = field(default_factory=dict)
+    version: int = 0
+    versions: dict[int, DerivedVersion] = field(default_factory=dict)
+    cache: dict[str, tuple[set[str], int]] = field(default_factory=dict)  # key -> allowed shas, seq
+    queries: dict[str, tuple[str | None, int]] = field(default_factory=dict)  # id -> cert sha, seq
+    referenced: dict[str, int] = field(default_factory=dict)  # certificate sha -> first seq
+    evidence: dict[int, set[str]] = field(default_factory=dict)  # seq -> evidence shas
+    interface_sha: str | None = None
+    config: Any = None
+    problems: list[Divergence] = field(default_factory=list)
+
+
+def _json(text: Any) -> Any:
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _says(got: Any, want: Any) -> str:
+    return f"{got!r}, the log says {want!r}"
+
+
+def _ints(value: Any) -> list[int]:
+    if not isinstance(value, list):
+        return []
+    return [v for v in value if isinstance(v, int) and not isinstance(v, bool)]
+
+
+def _strs(value: Any) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def certificate_body(blob: Any) -> tuple[dict[str, Any] | None, str | None]:
+    """(body, None) for a sound certificate blob, else (None, why) — never an exception."""
+    if not isinstance(blob, bytes | bytearray | memoryview):
+        return None, f"body is {type(blob).__name__}, not a compressed blob"
+    try:
+        raw = zlib.decompressobj().decompress(bytes(blob), 1 << 28)
+        body = json.loads(raw.decode("utf-8"))
+    except (zlib.error, ValueError, RecursionError, MemoryError) as exc:
+        return None, f"body does not decompress to JSON ({type(exc).__name__})"
+    if not isinstance(body, dict):
+        return None, "body is not a JSON object"
+    return body, None
+
+
+def certificate_sha(body: Mapping[str, Any]) -> str | None:
+    try:
+        return sha256_json({k: v for k, v in body.items() if k != "sha256"})
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+class _Replay:
+    def __init__(self, conn: Any, derived: Derived) -> None:
+        self.conn = conn
+        self.d = derived
+        self.members: set[int] = set()
+        self.bodies: dict[str, dict[str, Any]] = {}
+        self.payload: dict[str, Any] = {}
+
+    def body(self, sha: str) -> dict[str, Any] | None:
+        if sha not in self.bodies:
+            row = self.conn.execute("SELECT body FROM certificates WHERE sha256=?", (sha,)).fetchone()
+            body = certificate_body(row[0])[0] if row is not None else None
+            if body is not None and certificate_sha(body) != sha:
+                body = None
+            if body is not None:
+                self.bodies[sha] = body
+            return body
+        return self.bodies[sha]
+
+    def problem(self, seq: int, message: str) -> None:
+        self.d.problems.append(Divergence(f"log[{seq}]", message, seq))
+
+    def new_unit(self, seq: int, uid: Any, text: Any, scope: str, query_id: str | None) -> None:
+        if not isinstance(uid, int) or isinstance(uid, bool) or not isinstance(text, str):
+            self.problem(seq, "an admitted unit without an id or a text")
+            return
+        if uid in self.d.units:
+            self.problem(seq, f"unit id {uid} admitted twice")
+            return
+        try:
+            unit: Unit | None = parse_unit(text)
+        except (CertifyError, RecursionError):
+            unit = None
+            self.problem(seq, f"the logged text of unit {uid} does not parse")
+        status = "active" if scope == "kernel" else "expired"
+        ended = None if scope == "kernel" else seq
+        self.d.units[uid] = DerivedUnit(uid, text, unit, scope, query_id, status, None, seq, ended)
+
+    def kernel(self, seq: int, delta: Any) -> None:
+        if not isinstance(delta, dict):
+            return
+        self.members |= set(_ints(delta.get("added")))
+        self.members -= set(_ints(delta.get("removed")))
+        version = delta.get("version")
+        if not isinstance(version, int) or isinstance(version, bool):
+            self.problem(seq, "a kernel delta without a version")
+            return
+        redundant = 0
+        for u in self.d.units.values():
+            if u.scope == "kernel" and u.status == "active":
+                u.kstatus = "K" if u.unit_id in self.members else "J"
+                redundant += u.kstatus == "J"
+        if version != self.d.version:
+            self.d.version = version
+            self.d.versions[version] = DerivedVersion(frozenset(self.members), redundant, seq)
+        reval = delta.get("revalidation")
+        if isinstance(reval, dict):
+            certs = _strs(self.payload.get("certificates"))
+            for ckey in _strs(reval.get("rebuilt")):
+                allowed = {s for s in certs if (self.body(s) or {}).get("key") == ckey}
+                self.d.cache[ckey] = (allowed, seq)
+            for ckey in _strs(reval.get("evicted")):
+                self.d.cache.pop(ckey, None)
+
+    def entry(self, seq: int, op: str, payload: dict[str, Any]) -> None:
+        self.payload = payload
+        for sha in _strs(payload.get("certificates")):
+            self.d.referenced.setdefault(sha, seq)
+        self.d.evidence[seq] = set(_strs(payload.get("evidence")))
+        if op == "INIT":
+            if "interface_sha256" in payload:
+                self.d.interface_sha = payload.get("interface_sha256")
+                self.d.config = payload.get("config")
+            migrate = payload.get("migrate")
+            if isinstance(migrate, dict):
+                self.d.interface_sha = migrate.get("to")
+        elif op == "ADMIT":
+            decision = _dict(payload.get("decision"))
+            detail = _dict(decision.get("detail"))
+            uid = payload.get("unit_id")
+            if decision.get("outcome") != "REJECT" and uid is not None and "duplicate_of" not in detail:
+                self.new_unit(seq, uid, decision.get("unit"), "kernel", None)
+            self.kernel(seq, payload.get("kernel"))
+        elif op == "ADMIT_BATCH":
+            for d in payload.get("decisions") or []:
+                if not isinstance(d, dict) or d.get("outcome") == "REJECT":
+                    continue
+                detail = _dict(d.get("detail"))
+                if "duplicate_of" not in detail:
+                    self.new_unit(seq, detail.get("unit_id"), d.get("unit"), "kernel", None)
+            self.kernel(seq, payload.get("kernel"))
+        elif op == "ERASE":
+            uid = payload.get("unit_id")
+            unit = self.d.units.get(uid) if isinstance(uid, int) else None
+            if unit is None or unit.status != "active":
+                self.problem(seq, f"erases unit {uid!r}, which is not an active unit")
+            else:
+                unit.status, unit.ended_seq = "erased", seq
+            for ckey in _strs(payload.get("evicted")):
+                self.d.cache.pop(ckey, None)
+            self.kernel(seq, payload.get("kernel"))
+        elif op == "QUERY":
+            qid = payload.get("query_id")
+            next_id = max(self.d.units, default=0) + 1
+            for d in payload.get("gate") or []:
+                if isinstance(d, dict) and d.get("outcome") == "SOURCE_ADMIT":
+                    self.new_unit(seq, next_id, d.get("unit"), "query", qid if isinstance(qid, str) else None)
+                    next_id += 1
+            qsha = payload.get("certificate_sha256")
+            qsha = qsha if isinstance(qsha, str) else None
+            if isinstance(qid, str):
+                self.d.queries[qid] = (qsha, seq)
+            cache = payload.get("cache")
+            if isinstance(cache, dict):
+                for ckey in _strs(cache.get("evicted")):
+                    self.d.cache.pop(ckey, None)
+                if cache.get("cached") is True and isinstance(cache.get("candidate"), str):
+                    self.d.cache[cache["candidate"]] = ({qsha} if qsha is not None else set(), seq)
+        elif op == "EVICT":
+            for ckey in _strs(payload.get("evicted")):
+                self.d.cache.pop(ckey, None)
+
+
+def derive(conn: Any) -> Derived:
+    """Replay every log payload (in seq order) into the state it certifies."""
+    derived = Derived()
+    replay = _Replay(conn, derived)
+    for seq, op, text in conn.execute("SELECT seq, op, payload FROM log ORDER BY seq"):
+        checkpoint()
+        payload = _json(text)
+        if not isinstance(payload, dict):
+            derived.problems.append(Divergence(f"log[{seq}]", "payload is not a JSON object", seq))
+            continue
+        replay.entry(seq, str(op), payload)
+    return derived
+
+
+def divergences(conn: Any) -> list[Divergence]:
+    """Every difference between the tables and the state the log certifies (empty: none)."""
+    d = derive(conn)
+    out = list(d.problems)
+    out += _units(conn, d)
+    out += _versions(conn, d)
+    certs = _certificates(conn, d, out)
+    out += _cache(conn, d, certs)
+    out += _queries(conn, d, certs)
+    out += _evidence(conn, d)
+    out += _records(conn)
+    out += _meta(conn, d)
+    if len(out) > MAX_REPORTED:
+        rest = len(out) - MAX_REPORTED
+        out = [*out[:MAX_REPORTED], Divergence("state", f"… and {rest} more divergences")]
+    return out
+
+
+def _rows(conn: Any, sql: str) -> list[Any]:
+    try:
+        return list(conn.execute(sql).fetchall())
+    except Exception as exc:  # a dropped or reshaped table: itself the divergence
+        return [("__error__", f"{type(exc).__name__}: {exc}")]
+
+
+def _unit_json(value: Any) -> Unit | None:
+    try:
+        return unit_from_json(json.loads(value))
+    except (CertifyError, TypeError, ValueError, KeyError, AttributeError, RecursionError):
+        return None
+
+
+def _units(conn: Any, d: Derived) -> list[Divergence]:
+    out: list[Divergence] = []
+    rows = _rows(
+        conn,
+        "SELECT unit_id, ukey, kind, label, text, json, scope, query_id, status, kstatus, admitted_seq, "
+        "ended_seq FROM units ORDER BY unit_id",
+    )
+    if rows and rows[0][0] == "__error__":
+        return [Divergence("units", f"cannot read the table: {rows[0][1]}")]
+    seen: set[Any] = set()
+    for uid, ukey, kind, label, text, js, scope, qid, status, kstatus, adm, ended in rows:
+        checkpoint()
+        seen.add(uid)
+        want = d.units.get(uid)
+        if want is None:
+            out.append(Divergence(f"units[{uid}]", "a unit row no log entry admitted"))
+            continue
+        at = f"units[{uid}]"
+        stored = _unit_json(js)
+        if want.unit is not None:
+            u = want.unit
+            expected: dict[str, Any] = {
+                "ukey": u.key,
+                "kind": u.kind,
+                "label": u.label,
+                "text": u.text(),
+                "json": canonical_json(unit_to_json(u)),
+            }
+            got = {"ukey": ukey, "kind": kind, "label": label, "text": text, "json": js}
+            for name, value in expected.items():
+                if name == "json":
+                    if stored is None or stored.key != u.key or stored.text() != u.text():
+                        out.append(
+                            Divergence(
+                                f"{at}.json", f"is not the logged unit {u.text()!r}", want.admitted_seq
+                            )
+                        )
+                elif got[name] != value:
+                    out.append(
+                        Divergence(
+                            f"{at}.{name}", f"{got[name]!r}, the log says {value!r}", want.admitted_seq
+                        )
+                    )
+        for name, value, expect in (
+            ("scope", scope, want.scope),
+            ("query_id", qid, want.query_id),
+            ("status", status, want.status),
+            ("kstatus", kstatus, want.kstatus),
+            ("admitted_seq", adm, want.admitted_seq),
+            ("ended_seq", ended, want.ended_seq),
+        ):
+            if value != expect:
+                out.append(
+                    Divergence(f"{at}.{name}", f"{value!r}, the log says {expect!r}", want.admitted_seq)
+                )
+    for uid in sorted(set(d.units) - seen):
+        out.append(
+            Divergence(
+                f"units[{uid}]", "the log admitted this unit; its row is missing", d.units[uid].admitted_seq
+            )
+        )
+    return out
+
+
+def _versions(conn: Any, d: Derived) -> list[Divergence]:
+    out: list[Divergence] = []
+    rows = _rows(conn, "SELECT version, members_sha256, n_facts, n_rules, n_redundant FROM kernel_versions")
+    if rows and rows[0][0] == "__error__":
+        return [Divergence("kernel_versions", f"cannot read the table: {rows[0][1]}")]
+    stored = {r[0]: r[1:] for r in rows}
+    expected = {0: DerivedVersion(frozenset(), 0, 1), **d.versions}
+    for version, want in sorted(expected.items()):
+        row = stored.pop(version, None)
+        if row is None:
+            out.append(Divergence(f"kernel_versions[{version}]", "missing", want.seq))
+            continue
+        units = [d.units[u].unit for u in want.members if u in d.units and d.units[u].unit is not None]
+        keys = sorted(u.key for u in units if u is not None)
+        facts = sum(isinstance(u, Fact) for u in units)
+        values = (sha256_json(keys), facts, len(units) - facts, want.redundant)
+        for name, got, value in zip(
+            ("members_sha256", "n_facts", "n_rules", "n_redundant"), row, values, strict=True
+        ):
+            if got != value:
+                out.append(
+                    Divergence(
+                        f"kernel_versions[{version}].{name}", f"{got!r}, the log says {value!r}", want.seq
+                    )
+                )
+    for version in sorted(stored, key=str):
+        out.append(Divergence(f"kernel_versions[{version}]", "a version no log entry created"))
+    return out
+
+
+def _certificates(conn: Any, d: Derived, out: list[Divergence]) -> dict[int, tuple[str, dict[str, Any]]]:
+    """Sound certificate rows (cert_id -> (sha, body)); every unsound one goes to ``out``."""
+    good: dict[int, tuple[str, dict[str, Any]]] = {}
+    rows = _rows(conn, "SELECT cert_id, sha256, kind, body FROM certificates ORDER BY cert_id")
+    if rows and rows[0][0] == "__error__":
+        out.append(Divergence("certificates", f"cannot read the table: {rows[0][1]}"))
+        return good
+    present: set[Any] = set()
+    for cert_id, sha, kind, blob in rows:
+        checkpoint()
+        present.add(sha)
+        at = f"certificates[{cert_id}]"
+        body, why = certificate_body(blob)
+        if body is None:
+            out.append(Divergence(at, f"corrupt: {why}", d.referenced.get(sha)))
+            continue
+        actual = certificate_sha(body)
+        if actual != sha or body.get("sha256") != sha:
+            out.append(Divergence(at, "its body does not hash to its sha256", d.referenced.get(sha)))
+            continue
+        if body.get("kind") != kind:
+            out.append(Divergence(f"{at}.kind", f"{kind!r}, the body says {body.get('kind')!r}"))
+        if sha not in d.referenced:
+            out.append(Divergence(at, "no log entry refers to this certificate"))
+        good[cert_id] = (sha, body)
+    for sha, seq in sorted(d.referenced.items(), key=lambda kv: kv[1]):
+        if sha not in present:
+            out.append(Divergence(f"certificates[{sha[:12]}]", "referenced by the log, missing", seq))
+    return good
+
+
+def _cache(conn: Any, d: Derived, certs: Mapping[int, tuple[str, dict[str, Any]]]) -> list[Divergence]:
+    from cotaudit.certify.cachestate import internal_nodes
+
+    out: list[Divergence] = []
+    rows = _rows(conn, "SELECT ckey, cert_id, kernel_version, depth FROM cache ORDER BY ckey")
+    if rows and rows[0][0] == "__error__":
+        return [Divergence("cache", f"cannot read the table: {rows[0][1]}")]
+    deps: dict[Any, set[Any]] = {}
+    nodes: dict[Any, set[Any]] = {}
+    for ckey, uid in _rows(conn, "SELECT ckey, unit_id FROM cache_deps"):
+        deps.setdefault(ckey, set()).add(uid)
+    for ckey, key in _rows(conn, "SELECT ckey, node_key FROM cache_nodes"):
+        nodes.setdefault(ckey, set()).add(key)
+    seen: set[Any] = set()
+    for ckey, cert_id, version, depth in rows:
+        seen.add(ckey)
+        at = f"cache[{ckey}]"
+        want = d.cache.get(ckey)
+        if want is None:
+            out.append(Divergence(at, "an entry the log never cached (or evicted)"))
+            continue
+        allowed, seq = want
+        got = certs.get(cert_id)
+        if got is None:
+            out.append(Divergence(f"{at}.cert_id", f"{cert_id!r} is not a sound certificate", seq))
+            continue
+        sha, body = got
+        if sha not in allowed:
+            out.append(
+                Divergence(f"{at}.cert_id", f"certificate {sha[:12]} is not the one the log cached", seq)
+            )
+            continue
+        if version != d.version:
+            out.append(
+                Divergence(f"{at}.kernel_version", f"{version!r}, the current version is {d.version}", seq)
+            )
+        if depth != body.get("depth"):
+            out.append(
+                Divergence(f"{at}.depth", f"{depth!r}, the certificate says {body.get('depth')!r}", seq)
+            )
+        if deps.get(ckey, set()) != set(_ints(body.get("deps"))):
+            out.append(Divergence(f"{at}.deps", "differ from the certificate's", seq))
+        try:
+            want_nodes = set(internal_nodes(body))
+        except (KeyError, TypeError):
+            want_nodes = set()
+        if nodes.get(ckey, set()) != want_nodes:
+            out.append(Divergence(f"{at}.nodes", "differ from the certificate's internal nodes", seq))
+    for ckey in sorted(set(d.cache) - seen):
+        out.append(Divergence(f"cache[{ckey}]", "cached by the log; the row is missing", d.cache[ckey][1]))
+    return out
+
+
+def _queries(conn: Any, d: Derived, certs: Mapping[int, tuple[str, dict[str, Any]]]) -> list[Divergence]:
+    out: list[Divergence] = []
+    rows = _rows(conn, "SELECT query_id, cert_id FROM queries ORDER BY seq, query_id")
+    if rows and rows[0][0] == "__error__":
+        return [Divergence("queries", f"cannot read the table: {rows[0][1]}")]
+    seen: set[Any] = set()
+    for qid, cert_id in rows:
+        seen.add(qid)
+        want = d.queries.get(qid)
+        if want is None:
+            out.append(Divergence(f"queries[{qid}]", "a query no log entry answered"))
+            continue
+        sha, seq = want
+        sound = certs.get(cert_id) if cert_id is not None else None
+        got = sound[0] if sound is not None else None
+        if cert_id is not None and got is None:
+            out.append(Divergence(f"queries[{qid}].cert_id", f"{cert_id!r} is not a sound certificate", seq))
+        elif got != sha:
+            out.append(Divergence(f"queries[{qid}].cert_id", "is not the certificate the log names", seq))
+    for qid in sorted(set(d.queries) - seen):
+        out.append(
+            Divergence(f"queries[{qid}]", "answered in the log; the row is missing", d.queries[qid][1])
+        )
+    return out
+
+
+def _evidence(conn: Any, d: Derived) -> list[Divergence]:
+    out: list[Divergence] = []
+    rows = _rows(conn, "SELECT evidence_id, unit_id, evidence_json, verdict, sha256, seq FROM evidence")
+    if rows and rows[0][0] == "__error__":
+        return [Divergence("evidence", f"cannot read the table: {rows[0][1]}")]
+    for eid, uid, ev_json, verdict, sha, seq in rows:
+        checkpoint()
+        at = f"evidence[{eid}]"
+        logged = seq if isinstance(seq, int) else None
+        if not isinstance(ev_json, str) or sha256_hex(ev_json) != sha:
+            out.append(Divergence(at, "does not hash to its sha256", logged))
+        elif sha not in d.evidence.get(seq, ()):
+            out.append(Divergence(at, "the log entry of its seq does not list it", logged))
+        if verdict != "SUPPORTED":
+            out.append(Divergence(f"{at}.verdict", f"{verdict!r}; only SUPPORTED records are stored"))
+        if uid not in d.units:
+            out.append(Divergence(f"{at}.unit_id", f"{uid!r} is not a unit the log admitted"))
+    return out
+
+
+def _records(conn: Any) -> list[Divergence]:
+    out: list[Divergence] = []
+    for rid, sha, body in _rows(conn, "SELECT record_id, sha256, body FROM source_records"):
+        if rid == "__error__":
+            return [Divergence("source_records", f"cannot read the table: {sha}")]
+        data = bytes(body) if isinstance(body, bytes | bytearray | memoryview) else None
+        if data is None or sha256_hex(data) != sha:
+            out.append(Divergence(f"source_records[{rid}]", "its body does not hash to its sha256"))
+    return out
+
+
+def _meta(conn: Any, d: Derived) -> list[Divergence]:
+    from cotaudit.certify.interface import interface_from_dict
+
+    out: list[Divergence] = []
+    meta = dict(_rows(conn, "SELECT k, v FROM meta"))
+    if "__error__" in meta:
+        return [Divergence("meta", f"cannot read the table: {meta['__error__']}")]
+    try:
+        iface_sha: str | None = interface_from_dict(json.loads(meta.get("interface", ""))).sha256
+    except (CertifyError, TypeError, ValueError, RecursionError):
+        iface_sha = None
+    if iface_sha != d.interface_sha or meta.get("interface_sha256") != d.interface_sha:
+        out.append(Divergence("meta.interface", "is not the interface the log recorded (INIT)"))
+    if d.config is not None and _json(meta.get("config")) != d.config:
+        out.append(Divergence("meta.config", "is not the configuration the log recorded (INIT)"))
+    if meta.get("kernel_version") != str(d.version):
+        out.append(
+            Divergence("meta.kernel_version", f"{meta.get('kernel_version')!r}, the log says {d.version}")
+        )
+    return out
+
+
+def summary(found: Iterable[Divergence]) -> str:
+    items = list(found)
+    if not items:
+        return "the tables match the log"
+    more = f" (and {len(items) - 1} more)" if len(items) > 1 else ""
+    return f"{items[0].line()}{more}"
