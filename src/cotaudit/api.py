@@ -578,13 +578,15 @@ def _unreadable_report(path: Path, engine: str, error: str) -> Report:
 # --------------------------------------------------------------------------- built-in engines
 
 
-def _builtin(name: str, extensions: tuple[str, ...]) -> None:
+def _builtin(name: str, extensions: tuple[str, ...], entry_point: str | None = None) -> None:
     """Register a built-in engine: available once its subpackage is installed."""
     present = importlib.util.find_spec(f"cotaudit.{name}") is not None
-    register_engine(name, f"cotaudit.{name}:check" if present else None, extensions)
+    register_engine(name, (entry_point or f"cotaudit.{name}:check") if present else None, extensions)
 
 
 _builtin("te", (".te",))
 _builtin("type6", (".t6",))
-_builtin("vericot", (".vcot.json",))
+# vericot runs through its front end: a raw chain of thought needs a formaliser, which is the
+# LLM layer when COTAUDIT_LLM_* configures a model (the engine itself never imports it).
+_builtin("vericot", (".vcot.json",), "cotaudit.frontends.vericot_llm:check")
 _builtin("certify", (".kb", ".cert.json"))

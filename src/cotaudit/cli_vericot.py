@@ -4,7 +4,10 @@
 - ``labels proofwriter|prontoqa --split dev,test --semantics classical|proofwriter``;
 - ``chains proofwriter``: V-42 synthesised gold chains, checked in chain mode;
 - ``folio``: FOLIO validation gold FOL through the core, every disagreement with its reason;
-- ``inject prontoqa [--kinds NF,NT,D,U]``: error injection (V-52);
+- ``inject prontoqa [--kinds NF,NT,D,U] [--split real_ontologies]``: error injection (V-52).
+
+``formalize``, ``labels`` and ``inject`` take ``--file ITEMS.json`` for any file in the corpus
+shape (e.g. freshly generated ProntoQA items) instead of a split of the data folder.
 - ``metrics REPORTS.jsonl``; ``reflect IN.jsonl --rounds 3``;
 - ``export-sft REPORTS.jsonl -o sft.jsonl [--require-correct]``; ``export-dpo REPORTS.jsonl -o dpo.jsonl``.
 
@@ -31,6 +34,7 @@ def add_commands(subparsers: Any) -> None:
     f.add_argument("--mode", choices=("question", "chain"), default="question")
     f.add_argument("--semantics", choices=("classical", "proofwriter"), default="classical")
     f.add_argument("--encoding", choices=("forall", "ground"), default="forall")
+    _add_file_arg(f)
     f.add_argument("-o", "--output", metavar="OUT")
     f.set_defaults(handler=_cmd_formalize)
 
@@ -40,6 +44,7 @@ def add_commands(subparsers: Any) -> None:
     lab.add_argument("--semantics", choices=("classical", "proofwriter"), default="classical")
     lab.add_argument("--encoding", choices=("forall", "ground"), default="forall")
     lab.add_argument("--json", action="store_true", help="print the result as JSON")
+    _add_file_arg(lab)
     _add_solver_args(lab)
     lab.set_defaults(handler=_cmd_labels)
 
@@ -56,8 +61,10 @@ def add_commands(subparsers: Any) -> None:
     _add_solver_args(fo)
     fo.set_defaults(handler=_cmd_folio)
 
-    inj = subparsers.add_parser("inject", help="error injection on ProntoQA dev (chain mode, no model)")
+    inj = subparsers.add_parser("inject", help="error injection on ProntoQA (chain mode, no model)")
     inj.add_argument("dataset", choices=("prontoqa",))
+    inj.add_argument("--split", default="dev", help="dev (default) or real_ontologies")
+    _add_file_arg(inj)
     inj.add_argument("--kinds", default="G0,NF,NT,D,U", help="comma-separated (default G0,NF,NT,D,U)")
     inj.add_argument("--limit", type=int, default=None, help="first N items only")
     inj.add_argument("--full", action="store_true", help="re-run every perturbed trace from scratch")
@@ -96,6 +103,23 @@ def add_commands(subparsers: Any) -> None:
         e.set_defaults(handler=fn)
 
 
+def _add_file_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--file",
+        metavar="ITEMS.json",
+        help="items from this JSON file (a list in the corpus shape) instead of --split",
+    )
+
+
+def _items(args: argparse.Namespace, split: str) -> tuple[str, list[dict[str, Any]]]:
+    """(label, items): ``--file`` when given, else the split of the data folder."""
+    from cotaudit.vericot.datasets import load_items, load_items_file
+
+    if getattr(args, "file", None):
+        return Path(args.file).name, _data(load_items_file, args.file)
+    return split, _data(load_items, args.dataset, split)
+
+
 def _add_solver_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout-ms", type=int, default=None, help="per-check solver timeout (default 2000)")
     p.add_argument("--timings", action="store_true", help="print timings")
@@ -111,20 +135,19 @@ def _config(args: argparse.Namespace) -> Any:
 
 
 def _data(fn: Any, *a: Any, **kw: Any) -> Any:
-    from cotaudit.vericot.datasets import DataMissing
+    from cotaudit.vericot.datasets import DataInvalid, DataMissing
 
     try:
         return fn(*a, **kw)
-    except DataMissing as exc:
+    except (DataMissing, DataInvalid) as exc:
         raise InputError("data", str(exc)) from None
 
 
 def _cmd_formalize(args: argparse.Namespace) -> int:
-    from cotaudit.vericot.datasets import load_items
     from cotaudit.vericot.formalizers import formalize_item
 
     lines = []
-    for item in _data(load_items, args.dataset, args.split):
+    for item in _items(args, args.split)[1]:
         t = formalize_item(
             item, dataset=args.dataset, semantics=args.semantics, encoding=args.encoding, mode=args.mode
         )
@@ -140,8 +163,10 @@ def _cmd_labels(args: argparse.Namespace) -> int:
 
     cfg = _config(args)
     out: list[dict[str, Any]] = []
-    for split in [s.strip() for s in args.split.split(",") if s.strip()]:
-        run = _data(run_labels, args.dataset, split, args.semantics, encoding=args.encoding, config=cfg)
+    splits = [s.strip() for s in args.split.split(",") if s.strip()]
+    for split in splits[:1] if args.file else splits:
+        label, items = _items(args, split)
+        run = run_labels(args.dataset, label, args.semantics, encoding=args.encoding, config=cfg, items=items)
         misses = [
             {
                 "id": r.id,
@@ -155,7 +180,7 @@ def _cmd_labels(args: argparse.Namespace) -> int:
         out.append(
             {
                 "dataset": args.dataset,
-                "split": split,
+                "split": label,
                 "semantics": args.semantics,
                 "agree": run.agree,
                 "n": len(run.rows),
@@ -244,14 +269,13 @@ def _cmd_folio(args: argparse.Namespace) -> int:
 
 
 def _cmd_inject(args: argparse.Namespace) -> int:
-    from cotaudit.vericot.datasets import load_items
     from cotaudit.vericot.inject import KINDS, run_inject
 
     kinds = tuple(k.strip().upper() for k in args.kinds.split(",") if k.strip())
     bad = [k for k in kinds if k not in KINDS]
     if bad:
         raise UsageError(f"unknown kind {bad[0]!r} (known: {', '.join(KINDS)})")
-    items = _data(load_items, args.dataset, "dev")
+    label, items = _items(args, args.split)
     if args.limit is not None:
         items = items[: args.limit]
     run = run_inject(items, kinds, full=args.full)
@@ -262,9 +286,8 @@ def _cmd_inject(args: argparse.Namespace) -> int:
         ]
         _emit(json.dumps({"table": table, "misses": misses}, indent=2, sort_keys=True) + "\n", None)
         return 0
-    lines = [
-        f"{args.dataset} dev, {len(items)} items, chain mode, classical, pool provider, deterministic judge"
-    ]
+    setup = "chain mode, classical, pool provider, deterministic judge"
+    lines = [f"{args.dataset} {label}, {len(items)} items, {setup}"]
     for kind, row in table.items():
         pct = 100.0 * row["flagged"] / row["cases"] if row["cases"] else 0.0
         statuses = ", ".join(f"{k} {v}" for k, v in row["statuses"].items())

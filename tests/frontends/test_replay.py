@@ -207,3 +207,20 @@ def test_eval_certify_contractnli_replays_end_to_end(
     assert all(c["N"] == doc["pairs"] == 34 for c in doc["counts"])
     assert doc["calls"]["backend_calls"] == 0 and "not run" not in text and MODEL in text
     assert "agreement+match+recheck vs agreement+match: withholds" in text
+
+
+def test_vericot_set_runs_without_a_trace_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A recording against a slow model must not be cut by vericot's 60 s default trace budget
+    (the instant replay would decide steps the recording left unknown): the set passes None."""
+    from cotaudit import vericot
+
+    budgets: list[object] = []
+    real = vericot.verify
+
+    def spy(trace: object, config: object = None, **options: object) -> object:
+        budgets.append(getattr(config, "trace_budget_ms", "unset"))
+        return real(trace, config, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(vericot, "verify", spy)
+    SETS["vericot"](replay_client("vericot"), False)
+    assert budgets and all(b is None for b in budgets), budgets

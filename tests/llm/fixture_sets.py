@@ -197,7 +197,9 @@ def run_vericot(client: LLMClient, record: bool) -> dict[str, Any]:
     traces = []
     for case, _example, _steps, _remove, options, budget, max_premises in VERICOT_CASES:
         stages = Tallied(client, max_calls_per_trace=budget, max_premises=max_premises)
-        config = VerifierConfig(llm=stages, **options)
+        # no trace budget of its own: on one thread against a slow model a recording can take
+        # minutes per trace, and a cut there would record steps the instant replay decides
+        config = VerifierConfig(llm=stages, trace_budget_ms=None, **options)
         report = vericot.verify(inputs[case], config=config)
         steps = [
             {

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from cotaudit import cli
+from cotaudit.vericot.datasets import load_items
 
 from .helpers import needs_data
 
@@ -88,6 +89,22 @@ def test_inject_limited(capsys: pytest.CaptureFixture[str]) -> None:
     assert "NF  22/22 = 100.0% flagged" in out and "D   12/12 = 100.0% flagged" in out
     code, _, err = _run(capsys, "vericot", "inject", "prontoqa", "--kinds", "XX")
     assert code == 2 and "unknown kind" in err
+
+
+@needs_data("prontoqa")
+def test_inject_and_labels_take_a_split_or_a_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, _ = _run(capsys, "vericot", "inject", "prontoqa", "--split", "real_ontologies", "--limit", "3")
+    assert code == 0 and out.startswith("prontoqa real_ontologies, 3 items") and "miss" not in out
+    src = tmp_path / "items.json"
+    src.write_text(json.dumps(load_items("prontoqa", "real_ontologies")[:4]), encoding="utf-8")
+    code, out, _ = _run(capsys, "vericot", "labels", "prontoqa", "--file", str(src))
+    assert code == 0 and out.startswith("prontoqa items.json (classical): 4/4 = 100.0% agree")
+    src.write_text(json.dumps([{"id": 1, "context": "Max is a cat."}]), encoding="utf-8")
+    code, _, err = _run(capsys, "vericot", "labels", "prontoqa", "--file", str(src))
+    assert code == 2 and "item 0 has no string 'question'" in err
+    src.write_text("[" * 100, encoding="utf-8")
+    code, _, err = _run(capsys, "vericot", "inject", "prontoqa", "--file", str(src))
+    assert code == 2 and "Traceback" not in err
 
 
 @needs_data("prontoqa")

@@ -34,20 +34,31 @@ def test_proofwriter_round_trip(ast: Fact | Rule) -> None:
     assert proofwriter.parse_sentence(proofwriter.realize(ast)) == ast
 
 
-NOUN = st.sampled_from(["yumpus", "dumpus", "wumpus", "impus", "tumpus", "blorpus"])
-WORD = st.one_of(NOUN, st.sampled_from(["sour", "red", "wooden", "shy"]))
+# The open lexicon (V-39, issue 19): any noun phrase, adjective, proper name or numeral.
+NOUN = st.sampled_from(
+    ["yumpus", "dumpus", "blorpus", "heron", "sea otter", "prime number", "mersenne prime", "café", "x-ray"]
+)
+ADJECTIVE = st.sampled_from(["sour", "red", "wooden", "luminous", "six-legged", "warm-blooded", "naïve"])
+NAME = st.sampled_from(["max", "alex", "mary ann", "31", "8191", "zoë", "o'neill", "ōtani"])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(
     st.one_of(
+        st.builds(lambda n, w, p: Fact(Atom(w, (n,), p, noun=True)), NAME, NOUN, st.booleans()),
+        st.builds(lambda n, w, p: Fact(Atom(w, (n,), p)), NAME, ADJECTIVE, st.booleans()),
         st.builds(
-            lambda n, w, p: Fact(Atom(w, (n,), p)),
-            st.sampled_from(["max", "alex", "sam"]),
-            WORD,
+            lambda c, w, p: Rule((Atom(c, (VAR,), noun=True),), Atom(w, (VAR,), p, noun=True)),
+            NOUN,
+            NOUN,
             st.booleans(),
         ),
-        st.builds(lambda c, w, p: Rule((Atom(c, (VAR,)),), Atom(w, (VAR,), p)), NOUN, WORD, st.booleans()),
+        st.builds(
+            lambda c, w, p: Rule((Atom(c, (VAR,), noun=True),), Atom(w, (VAR,), p)),
+            NOUN,
+            ADJECTIVE,
+            st.booleans(),
+        ),
     )
 )
 def test_prontoqa_round_trip(ast: Fact | Rule) -> None:

@@ -179,11 +179,28 @@ def test_untranslatable_premise_dropped() -> None:
 # ---------------------------------------------------------------- untranslatable
 
 
-def test_no_formalization() -> None:
-    t = trace([("(assert a)", None)])
+def test_no_formalization_and_no_formaliser_is_unknown() -> None:
+    """Issue 19: nobody could formalise the step, so it is unknown, never untranslatable."""
+    t = trace([("(assert a)", None)], premises=[prem("p1", "(assert a)")])
     t["steps"].append({"id": "s2", "text": "no formula"})
     s = step(t, 1)
+    assert sr(s) == ("unknown", None, "llm_unavailable") and "no_formalizer" in s["flags"]
+    assert "formalizer='llm'" in s["detail"]
+    r = vericot.verify(t)
+    assert r.verdict == "abstain" and [f.code for f in r.findings] == ["VC_W003"]
+    # near miss: a formaliser that ran and failed is still untranslatable, and still fails
+    t["formalization"]["steps"].append({"step_id": "s2", "smt": None, "error": "could not read it"})
+    s = step(t, 1)
     assert sr(s) == ("untranslatable", None, "no_formalization")
+    assert vericot.verify(t).verdict == "fail"
+
+
+def test_an_unformalised_step_does_not_hide_a_failure() -> None:
+    t = trace([("(assert a)", None), ("(assert c)", None)], premises=[])
+    t["steps"].insert(1, {"id": "s9", "text": "no formula"})
+    r = vericot.verify(t, premise_providers=[])
+    assert r.verdict == "fail"
+    assert sorted(f.code for f in r.findings) == ["VC_E002", "VC_E002", "VC_W003"]
 
 
 def test_formalizer_error_is_detail() -> None:

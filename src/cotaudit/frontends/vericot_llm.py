@@ -7,7 +7,12 @@ it and never imports ``cotaudit.llm``:
   current vocabulary, stage 2 for missing declarations, at most ``max_rounds`` rounds);
 - ``propose_premises``: premise generation (V-34), formalising premises without usable SMT;
 - ``judge_hook``: the LLM judge (V-35), behind the deterministic pre-checks;
-- :class:`LLMReflector`: the reasoner for self-reflection (V-49).
+- :class:`LLMReflector`: the reasoner for self-reflection (V-49);
+- :func:`check`: the vericot engine as ``cotaudit check`` / ``audit`` / the API run it. A trace
+  whose steps all carry formulas is checked as it is; one with steps to formalise (a raw chain
+  of thought) gets the LLM stages when the environment configures a model (``COTAUDIT_LLM_*``,
+  see :mod:`cotaudit.llm.config`), and otherwise its unformalised steps are ``unknown`` with one
+  warning naming what to configure (issue 19: unknown is never false).
 
 Every stage fails closed (V-31): an invalid answer after one repair call fails the round, yields
 no premises, rejects every premise or stops reflection; a replay miss or the per-trace call
@@ -17,16 +22,23 @@ budget makes the step ``unknown``. No verdict is ever fabricated.
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
 from cotaudit.llm.client import LLMClient
+from cotaudit.llm.config import API_KEY_ENV, LLMSettings, build_client
 from cotaudit.llm.prompts import Prompt
 from cotaudit.llm.types import ReplayMiss, Request
+from cotaudit.report import Report
+from cotaudit.vericot import r1
 from cotaudit.vericot.compile import CompileError, compile_formula
+from cotaudit.vericot.config import VerifierConfig
 from cotaudit.vericot.contracts import (
     CoTRequest,
     CoTResponse,
@@ -46,7 +58,15 @@ from cotaudit.vericot.contracts import ReflectRequest as ReflectContract
 from cotaudit.vericot.contracts import StepFeedback as FeedbackContract
 from cotaudit.vericot.judge import JudgeItem, Verdict
 from cotaudit.vericot.reflect import ReflectRequest
-from cotaudit.vericot.schema import Context, PremiseIn, StepFormalization, StepIn
+from cotaudit.vericot.schema import (
+    Context,
+    PremiseIn,
+    StepFormalization,
+    StepIn,
+    TraceError,
+    TraceInput,
+    load_trace,
+)
 from cotaudit.vericot.smtlib import SmtError, Vocabulary, parse_field
 
 PROMPT_DIR = Path(__file__).resolve().parents[1] / "vericot" / "prompts"
@@ -302,3 +322,77 @@ class LLMReflector:
             return None
         assert isinstance(resp, ReflectResponse)
         return list(resp.revised_steps), resp.answer
+
+
+# --------------------------------------------------------------------------- the engine entry
+
+
+def needs_formalizer(trace: TraceInput) -> bool:
+    """Some step has no formalization entry (a raw chain of thought has none at all)."""
+    have = {sf.step_id for sf in (trace.formalization.steps if trace.formalization else [])}
+    return any(step.id not in have for step in trace.step_list())
+
+
+def unconfigured_hint(settings: LLMSettings, reason: str) -> str:
+    """What to configure, in the words of ``cotaudit check`` (which reads the environment)."""
+    hint = (
+        "no formaliser is configured: set COTAUDIT_LLM_MODEL and COTAUDIT_LLM_BASE_URL for the LLM "
+        "formaliser (or COTAUDIT_LLM_MODE=replay with COTAUDIT_LLM_CACHE=DIR to replay recordings); "
+        "see docs/llm.md"
+    )
+    return hint if not settings.model else f"{hint} ({reason})"
+
+
+@lru_cache(maxsize=4)
+def _client(settings: LLMSettings, api_key: str | None) -> LLMClient:
+    """One client per configuration, reused across traces (its cache, call log and slots)."""
+    return build_client(settings, {API_KEY_ENV: api_key} if api_key else {})
+
+
+def formalizer_config(
+    cfg: VerifierConfig, trace: TraceInput, environ: Mapping[str, str] | None = None
+) -> VerifierConfig:
+    """``cfg`` for ``trace``: unchanged when every step has a formula or a formaliser is already
+    chosen; else with the LLM stages (V-56: LLM formaliser, premise generation and judge) when
+    ``environ`` configures a model, or with the hint of what to configure when it does not."""
+    if cfg.formalizer != "none" or cfg.llm is not None or not needs_formalizer(trace):
+        return cfg
+    semantics = trace.formalization.semantics if trace.formalization is not None else cfg.semantics
+    if semantics == "proofwriter" or cfg.semantics == "proofwriter":
+        return cfg.with_options(
+            formalizer_hint="no formaliser for steps without a formalization: the LLM formaliser "
+            "cannot be combined with 'proofwriter' semantics (V-19); give those steps formulas"
+        )
+    env = os.environ if environ is None else environ
+    settings = LLMSettings.from_env(env)
+    reason = settings.unconfigured_reason()
+    if reason is not None:
+        return cfg.with_options(formalizer_hint=unconfigured_hint(settings, reason))
+    client = _client(settings, env.get(API_KEY_ENV) or None)
+    stages = VericotLLM(
+        client,
+        max_rounds=cfg.max_rounds,
+        max_premises=cfg.max_premises,
+        max_calls_per_trace=cfg.max_llm_calls_per_trace,
+    )
+    judge = "llm" if cfg.judge == "deterministic" else cfg.judge
+    return cfg.with_options(formalizer="llm", llm=stages, judge=judge)
+
+
+def check(
+    text: str,
+    *,
+    path: str | None = None,
+    item_id: str | None = None,
+    config: VerifierConfig | Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+    **options: Any,
+) -> Report:
+    """The vericot engine behind ``cotaudit check`` and ``audit``: :func:`cotaudit.vericot.check`
+    with the formaliser this trace needs (see :func:`formalizer_config`)."""
+    cfg = r1.make_config(config, options)
+    loaded = load_trace(text, cfg.limits)
+    if isinstance(loaded, TraceError):
+        return r1.invalid(text, path, item_id, loaded.message, loaded.location)
+    cfg = formalizer_config(cfg, loaded, environ)
+    return r1.verify_trace(loaded, cfg, text, path=path, item_id=item_id or loaded.id)

@@ -48,6 +48,9 @@ class VerifierConfig:
     max_premises: int = 6
     max_llm_calls_per_trace: int = 200
     llm: Any = None  # an object with the stage hooks (cotaudit.frontends.vericot_llm); never imported here
+    # [ours, issue 19] what to configure when a step has no formalization and no formaliser can
+    # make one (the front end says which model settings are missing); None: a generic hint
+    formalizer_hint: str | None = None
     include_timings: bool = False
     # V-17's invariant check (SAT(KB) after every commit); on in the test suite via this variable
     debug_invariants: bool = field(
@@ -110,7 +113,7 @@ class VerifierConfig:
 
     def report_dict(self) -> dict[str, Any]:
         """The effective configuration as written into reports (no backend object)."""
-        skip = {"llm", "limits", "debug_invariants"}
+        skip = {"llm", "limits", "debug_invariants", "formalizer_hint"}
         d = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in skip}
         d["premise_providers"] = list(self.providers)
         d["commonsense_allowlist"] = list(self.commonsense_allowlist)

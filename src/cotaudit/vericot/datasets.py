@@ -37,12 +37,48 @@ def logic_dir(name: str) -> Path:
     return path
 
 
+class DataInvalid(ValueError):
+    """A corpus file is not a list of items of the expected shape; the message says where."""
+
+
+ITEM_FIELDS = {"id": (str, int), "context": (str,), "question": (str,), "answer": (str,)}
+
+
 def load_items(dataset: str, split: str) -> list[dict[str, Any]]:
+    """The items of ``<data>/logic/<dataset>/<split>.json`` (``real_ontologies`` is a split too)."""
     path = logic_dir(dataset) / f"{split}.json"
     if not path.exists():
         raise DataMissing(f"{path} is absent")
-    items: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
-    return items
+    return load_items_file(path)
+
+
+def load_items_file(path: str | Path) -> list[dict[str, Any]]:
+    """Items from any JSON file in the corpus shape: a list of objects with ``id``, ``context``,
+    ``question``, ``answer`` and, for chain mode, ``explanation`` (a list of sentences)."""
+    from cotaudit.vericot.boundedjson import JSONRejected, decode
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DataMissing(f"{path} is absent") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataInvalid(f"{path}: cannot read ({exc})") from None
+    try:
+        data = decode(text)
+    except JSONRejected as exc:
+        raise DataInvalid(f"{path}: {exc.message}") from None
+    if not isinstance(data, list):
+        raise DataInvalid(f"{path}: expected a JSON list of items")
+    for n, item in enumerate(data):
+        if not isinstance(item, dict):
+            raise DataInvalid(f"{path}: item {n} is not an object")
+        for key, types in ITEM_FIELDS.items():
+            if not isinstance(item.get(key), types):
+                raise DataInvalid(f"{path}: item {n} has no string '{key}'")
+        chain = item.get("explanation")
+        if chain is not None and not (isinstance(chain, list) and all(isinstance(x, str) for x in chain)):
+            raise DataInvalid(f"{path}: item {n}: 'explanation' must be a list of strings")
+    return data
 
 
 def predicted_label(result: TraceResult) -> str | None:
@@ -87,13 +123,15 @@ def run_labels(
     *,
     encoding: str = "forall",
     config: VerifierConfig | None = None,
+    items: list[dict[str, Any]] | None = None,
 ) -> LabelRun:
-    """Formalise every item in question mode and compare the label with gold."""
+    """Formalise every item in question mode and compare the label with gold. ``items`` (from
+    :func:`load_items_file`) replaces the split's file; ``split`` then only labels the run."""
     cfg = (config or VerifierConfig()).with_options(semantics=semantics, premise_providers=())
     verifier = Verifier(cfg)
     run = LabelRun(dataset, split, semantics)
     start = time.perf_counter()
-    for item in load_items(dataset, split):
+    for item in items if items is not None else load_items(dataset, split):
         trace = formalize_item(item, dataset=dataset, semantics=semantics, encoding=encoding, mode="question")
         result = verifier.run(trace)
         step = result.steps[0]

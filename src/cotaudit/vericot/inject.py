@@ -16,8 +16,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cotaudit.vericot.config import VerifierConfig
-from cotaudit.vericot.formalizers import formalize_item, formalize_step, prontoqa
-from cotaudit.vericot.formalizers.ast import Fact, ParseFailure, Rule
+from cotaudit.vericot.formalizers import (
+    Parse,
+    chain_texts,
+    formalize_item,
+    formalize_step,
+    item_parser,
+    prontoqa,
+)
+from cotaudit.vericot.formalizers.ast import ParseFailure
 from cotaudit.vericot.pipeline import StepOutcome, TraceRun, Verifier
 from cotaudit.vericot.schema import StepFormalization, StepIn, TraceInput
 
@@ -70,17 +77,12 @@ def negated_formula(sf: StepFormalization) -> StepFormalization:
     return StepFormalization(step_id=sf.step_id, decls=sf.decls, smt=f"(assert (not {inner}))")
 
 
-def unseen_predicate_text(text: str) -> str | None:
+def unseen_predicate_text(text: str, parse: Parse | None = None) -> str | None:
     """U: the predicate of the step replaced by a fresh class noun."""
-    ast = prontoqa.parse_sentence(text)
+    ast = (parse or prontoqa.parse_sentence)(text)
     if isinstance(ast, ParseFailure):
         return None
-    if isinstance(ast, Fact):
-        a = ast.atom
-        return prontoqa.realize(Fact(type(a)(FRESH_NOUN, a.args, a.positive)))
-    assert isinstance(ast, Rule)
-    c = ast.conclusion
-    return prontoqa.realize(Rule(ast.conditions, type(c)(FRESH_NOUN, c.args, c.positive)))
+    return prontoqa.realize(prontoqa.with_predicate(ast, FRESH_NOUN, noun=True))
 
 
 def _config() -> VerifierConfig:
@@ -111,6 +113,7 @@ def inject_item(item: dict[str, Any], kinds: tuple[str, ...] = KINDS, *, full: b
     """All cases for one ProntoQA item."""
     verifier = Verifier(_config())
     trace = formalize_item(item, dataset="prontoqa", mode="chain")
+    parse = item_parser(prontoqa, chain_texts(prontoqa, item))  # the parser the trace was built with
     run = verifier.start(trace)
     steps = trace.step_list()
     item_id = str(item["id"])
@@ -131,15 +134,16 @@ def inject_item(item: dict[str, Any], kinds: tuple[str, ...] = KINDS, *, full: b
                 (
                     "NT",
                     StepIn(id=step.id, text=text),
-                    formalize_step(prontoqa, step.id, text, "classical"),
+                    formalize_step(prontoqa, step.id, text, "classical", parse=parse),
                     (),
                 )
             )
         if "U" in kinds:
-            utext = unseen_predicate_text(step.text)
+            utext = unseen_predicate_text(step.text, parse)
             if utext is not None:
                 new = StepIn(id=step.id, text=utext)
-                perturbed.append(("U", new, formalize_step(prontoqa, step.id, utext, "classical"), ()))
+                usf = formalize_step(prontoqa, step.id, utext, "classical", parse=parse)
+                perturbed.append(("U", new, usf, ()))
         if "D" in kinds and g.status == "entailed" and g.path == "premises":
             drop = tuple(e["id"] for e in g.support if e["kind"] == "premise")
             perturbed.append(("D", step, None, drop))

@@ -32,6 +32,12 @@ from cotaudit.vericot.solver import CheckRecord, Entry, KBSession
 StepFormalizer = Callable[[StepIn, str], StepFormalization]
 """A deterministic formaliser hook: (step, semantics) → its formalization entry."""
 
+NO_FORMALIZER_HINT = (
+    "no formaliser is configured for steps without a formalization: give each step a "
+    "formalization entry, choose formalizer='prontoqa' or 'proofwriter' for those corpora, or "
+    "formalizer='llm' with a model (cotaudit check reads COTAUDIT_LLM_MODEL and COTAUDIT_LLM_BASE_URL)"
+)
+
 
 @dataclass
 class TraceResult:
@@ -227,8 +233,8 @@ class TraceRun(PremiseStage):
                 if failure[0] in ("llm_unavailable", "budget_exhausted"):
                     return self._unknown_llm(out, failure[0], failure[1])
                 return self._untranslatable(out, failure[0], failure[1])
-        if sf is None:
-            return self._untranslatable(out, "no_formalization", "no formalization for this step")
+        if sf is None:  # nobody could formalise the step, so nothing about it was checked
+            return self._no_formalizer(out)
         out.formula = {"origin": origin, "decls_added": [], "smt": None, "negation_smt": sf.negation_smt}
         if sf.smt is None:
             return self._untranslatable(
@@ -318,6 +324,13 @@ class TraceRun(PremiseStage):
         if any(d["reason"] == "consistency_unknown" for d in out.dropped):
             return "premise_consistency_unknown"
         return "solver_unknown"
+
+    def _no_formalizer(self, out: StepOutcome) -> None:
+        """A step without a formalization when no formaliser is available: ``unknown``
+        (``llm_unavailable``), never ``untranslatable`` — unknown is never false (issue 19)."""
+        out.status, out.reason = "unknown", "llm_unavailable"
+        out.detail = self.cfg.formalizer_hint or NO_FORMALIZER_HINT
+        out.flags.append("no_formalizer")
 
     def _unknown_llm(self, out: StepOutcome, reason: str, detail: str | None) -> None:
         out.status, out.reason, out.detail = "unknown", reason, detail

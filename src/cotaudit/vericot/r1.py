@@ -79,7 +79,28 @@ def findings(result: TraceResult) -> list[Finding]:
                 {"core": core},
             )
         )
+    unformalised = [s for s in result.steps if "no_formalizer" in s.flags]
+    if unformalised:  # one warning naming what to configure, not one per step
+        first = unformalised[0]
+        n, total = len(unformalised), len(result.steps)
+        out.append(
+            Finding(
+                "VC_W003",
+                "warning",
+                Location(step=first.step.id),
+                f"{n} of {total} step{'s' if total != 1 else ''} could not be formalised, so "
+                f"{'they are' if n != 1 else 'it is'} unknown: {first.detail}",
+                {
+                    "index": first.index,
+                    "status": "unknown",
+                    "reason": first.reason,
+                    "steps": [s.step.id for s in unformalised],
+                },
+            )
+        )
     for s in result.steps:
+        if "no_formalizer" in s.flags:
+            continue
         loc = Location(step=s.step.id)
         ev: dict[str, Any] = {"index": s.index, "status": s.status, "reason": s.reason}
         if s.status in STATUS_CODE:

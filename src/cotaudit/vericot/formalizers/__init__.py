@@ -8,7 +8,7 @@ steps are a gold chain (ProntoQA's ``explanation``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from types import ModuleType
 from typing import Any, Literal
 
@@ -30,6 +30,26 @@ def module_for(dataset: str) -> ModuleType:
     return MODULES[dataset]
 
 
+Parse = Callable[[str], Sentence | ParseFailure]
+
+
+def item_parser(mod: ModuleType, texts: Iterable[str]) -> Parse:
+    """The sentence parser for one item: ProntoQA's reads bare plurals the way the item's own
+    ``texts`` use the words (:func:`prontoqa.lexicon_of`); ProofWriter's lexicon is closed."""
+    if mod is prontoqa:
+        lexicon = prontoqa.lexicon_of(texts)
+        return lambda s: prontoqa.parse_sentence(s, lexicon)
+    parse: Parse = mod.parse_sentence
+    return parse
+
+
+def chain_texts(mod: ModuleType, item: dict[str, Any], steps: list[str] | None = None) -> list[str]:
+    """The sentences of an item's chain-mode trace: context, then the chain (``steps`` if given);
+    what :func:`formalize_item` builds its parser from in ``chain`` mode."""
+    chain = steps if steps is not None else list(item.get("explanation") or [])
+    return [*mod.split_sentences(item["context"]), *chain]
+
+
 def formalize_step(
     mod: ModuleType,
     step_id: str,
@@ -37,9 +57,11 @@ def formalize_step(
     semantics: str,
     encoding: str = "forall",
     entities: tuple[str, ...] = (),
+    parse: Parse | None = None,
 ) -> StepFormalization:
-    """One step's formalization entry; a parse failure gives ``smt=None`` with the reason."""
-    parsed = mod.parse_sentence(text)
+    """One step's formalization entry; a parse failure gives ``smt=None`` with the reason.
+    ``parse`` defaults to the module's context-free ``parse_sentence``."""
+    parsed = (parse or mod.parse_sentence)(text)
     if isinstance(parsed, ParseFailure):
         return StepFormalization(
             step_id=step_id, smt=None, error=f"{parsed.message} (token '{parsed.token}')"
@@ -72,16 +94,17 @@ def formalize_item(
     context premises by id (error injection, V-52)."""
     mod = module_for(dataset)
     sentences = mod.split_sentences(item["context"])
-    parsed: list[tuple[str, str, Sentence]] = []
-    for i, s in enumerate(sentences, start=1):
-        p = mod.parse_sentence(s)
-        if not isinstance(p, ParseFailure):
-            parsed.append((f"c{i}", s, p))
     if mode == "question":
         step_texts = [mod.question_statement(item["question"])]
     else:
         step_texts = list(steps if steps is not None else item.get("explanation") or [])
-    step_asts = [p for p in (mod.parse_sentence(t) for t in step_texts) if not isinstance(p, ParseFailure)]
+    parse = item_parser(mod, [*sentences, *step_texts])  # what the trace itself contains
+    parsed: list[tuple[str, str, Sentence]] = []
+    for i, s in enumerate(sentences, start=1):
+        p = parse(s)
+        if not isinstance(p, ParseFailure):
+            parsed.append((f"c{i}", s, p))
+    step_asts = [p for p in (parse(t) for t in step_texts) if not isinstance(p, ParseFailure)]
     entities = mod.entities_of([p for _, _, p in parsed] + step_asts)
     vocab = " ".join(declarations([p for _, _, p in parsed], semantics, entities))
     use: Literal["given", "pool"] = "given" if mode == "question" else "pool"
@@ -100,7 +123,7 @@ def formalize_item(
             )
         )
     step_ins = [StepIn(id=f"s{i}", text=t) for i, t in enumerate(step_texts, start=1)]
-    forms = [formalize_step(mod, s.id, s.text, semantics, encoding, entities) for s in step_ins]
+    forms = [formalize_step(mod, s.id, s.text, semantics, encoding, entities, parse) for s in step_ins]
     return TraceInput(
         id=str(item["id"]),
         context=Context(question=item["context"] + "\n" + item["question"]),
@@ -112,4 +135,13 @@ def formalize_item(
     )
 
 
-__all__ = ["formalize_item", "formalize_step", "module_for", "prontoqa", "proofwriter", "step_formalizer"]
+__all__ = [
+    "chain_texts",
+    "formalize_item",
+    "formalize_step",
+    "item_parser",
+    "module_for",
+    "prontoqa",
+    "proofwriter",
+    "step_formalizer",
+]

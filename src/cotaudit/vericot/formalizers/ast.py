@@ -1,21 +1,28 @@
 """The shared AST of the deterministic formalisers (V-37) and its SMT-LIB rendering.
 
-``Atom(pred, args, positive)``, ``Fact(atom)``, ``Rule(conditions, conclusion)``; at most one
-variable, ``x``. ``to_smt`` renders either semantics (V-38) and either encoding.
+``Atom(pred, args, positive, noun)``, ``Fact(atom)``, ``Rule(conditions, conclusion)``; at most
+one variable, ``x``. ``to_smt`` renders either semantics (V-38) and either encoding.
+
+Predicates and entity keys are words as the text has them (``natural number``, ``six-legged``,
+``31``, any Unicode); :func:`symbol_part` turns them into SMT-LIB symbol characters.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 VAR = "x"
+MAX_SYMBOL_PART = 58
+"""``p_not_`` (the longest prefix) plus this stays within the 64 characters of a declared symbol."""
 
 
 @dataclass(frozen=True, slots=True)
 class Atom:
     pred: str  # adjective / class noun (unary) or verb (binary), lower-case base form
-    args: tuple[str, ...]  # entity keys (``bob``, ``the_bald_eagle``) or ``x``
+    args: tuple[str, ...]  # entity keys (``bob``, ``the_bald_eagle``, ``31``) or ``x``
     positive: bool = True
+    noun: bool = False  # the text used the predicate as a class noun ("a cat"), not an adjective
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,15 +55,35 @@ class Smt:
     negation_smt: str | None
 
 
+def symbol_part(text: str) -> str:
+    """``text`` as symbol characters, injectively: ``a-z``, ``0-9`` and ``_`` stay, a space or
+    hyphen becomes ``_`` (*cold-blooded* and *cold blooded* are one predicate), any other
+    character ``X<hex>X`` (upper case never occurs otherwise). Longer than
+    :data:`MAX_SYMBOL_PART`: a prefix plus a sha256 digest of the whole."""
+    out: list[str] = []
+    for ch in text:
+        if ("a" <= ch <= "z") or ("0" <= ch <= "9") or ch == "_":
+            out.append(ch)
+        elif ch in " -":
+            out.append("_")
+        else:
+            out.append(f"X{ord(ch):X}X")
+    part = "".join(out)
+    if len(part) > MAX_SYMBOL_PART:
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        part = f"{part[: MAX_SYMBOL_PART - 17]}_{digest}"
+    return part
+
+
 def _pred_symbol(atom: Atom, semantics: str) -> str:
     prefix = "p_" if len(atom.args) == 1 else "r_"
     if semantics == "proofwriter" and not atom.positive:
-        return f"{prefix}not_{atom.pred}"
-    return f"{prefix}{atom.pred}"
+        return f"{prefix}not_{symbol_part(atom.pred)}"
+    return f"{prefix}{symbol_part(atom.pred)}"
 
 
 def _ent(arg: str) -> str:
-    return arg if arg == VAR else f"e_{arg}"
+    return arg if arg == VAR else f"e_{symbol_part(arg)}"
 
 
 def _literal(atom: Atom, semantics: str, subst: str | None = None) -> str:
@@ -68,7 +95,7 @@ def _literal(atom: Atom, semantics: str, subst: str | None = None) -> str:
 
 
 def _complement(atom: Atom) -> Atom:
-    return Atom(atom.pred, atom.args, not atom.positive)
+    return Atom(atom.pred, atom.args, not atom.positive, atom.noun)
 
 
 def atoms_of(s: Sentence) -> tuple[Atom, ...]:
@@ -88,7 +115,7 @@ def declarations(
             if semantics == "proofwriter":
                 preds[_pred_symbol(_complement(a), semantics)] = len(a.args)
     out = ["(declare-sort Ent 0)"]
-    out += [f"(declare-const e_{e} Ent)" for e in sorted(ents)]
+    out += sorted(f"(declare-const {_ent(e)} Ent)" for e in ents)
     out += [f"(declare-fun {p} ({' '.join(['Ent'] * n)}) Bool)" for p, n in sorted(preds.items())]
     return out
 

@@ -2,17 +2,22 @@
 
 Syntax: ``∀x``/``∃x`` (scope as far right as possible), ``¬ ∧ ∨ ⊕ → ↔`` (binding in that
 order, ``→`` to the right), ``Pred(t1, …)``, lower-case constants, one sort ``Ent``.
+Identifiers may carry ``+``, ``-``, ``.`` and apostrophes after the first character (``c++``,
+``a+``, ``gpt-3``), and a constant may be several words, as the annotations write names
+(``Superhero(captain america)``, ``ComeFrom(x, dc universe)``).
 A gold formula that does not parse, or uses a predicate with two arities, is reported as a
 problem of the annotation, with its reason — never dropped silently.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 
-_TOKEN = re.compile(r"\s*(?:(∀)|(∃)|(¬)|(∧)|(∨)|(⊕)|(→)|(↔|⟷)|(\()|(\))|(,)|(\w[\w'’.\-]*))")
+_TOKEN = re.compile(r"\s*(?:(∀)|(∃)|(¬)|(∧)|(∨)|(⊕)|(→)|(↔|⟷)|(\()|(\))|(,)|(\w[\w'’.+\-]*))")
 _KIND = ("forall", "exists", "not", "and", "or", "xor", "imp", "iff", "(", ")", ",", "id")
+_PLAIN = re.compile(r"[A-Za-z0-9_]{1,60}")
 
 
 class FolError(ValueError):
@@ -20,19 +25,25 @@ class FolError(ValueError):
 
 
 def _sym(prefix: str, name: str) -> str:
-    return prefix + re.sub(r"[^A-Za-z0-9_]", "_", name)[:60]
+    """An SMT-LIB symbol for ``name``: the name itself when it is plain, else a readable
+    stand-in plus a digest of the whole, so ``c++``, ``c__`` and ``c`` stay three constants."""
+    if _PLAIN.fullmatch(name):
+        return prefix + name
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"{prefix}{re.sub(r'[^A-Za-z0-9_]', '_', name)[:40]}_{digest}"
 
 
 def tokenize(text: str) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     pos = 0
-    text = text.strip()
     while pos < len(text):
         m = _TOKEN.match(text, pos)
         if m is None or m.end() == pos:
-            if text[pos:].strip() == "":
+            rest = text[pos:].lstrip()
+            if rest == "":
                 break
-            raise FolError(f"unexpected character {text[pos]!r} at offset {pos}")
+            bad = len(text) - len(rest)  # the character itself, not the blank before it
+            raise FolError(f"unexpected character {text[bad]!r} at offset {bad}")
         pos = m.end()
         kind = _KIND[m.lastindex - 1] if m.lastindex else "id"
         out.append((kind, m.group(m.lastindex or 0)))
@@ -167,7 +178,17 @@ class _Parser:
             args = self.args()
             self.sig.note(self.sig.funcs, name, len(args))
             return f"({_sym('f_', name)} {' '.join(args)})"
-        if name in self.bound:
+        words = [name]
+        while self.peek() == "id":  # a constant of several words: "captain america"
+            words.append(self.take("id"))
+        if len(words) > 1:
+            if self.peek() == "(":
+                raise FolError(f"'{' '.join(words)}(' : a function name is one word")
+            bound = [w for w in words if w in self.bound]
+            if bound:
+                raise FolError(f"variable '{bound[0]}' inside the constant '{' '.join(words)}'")
+            name = " ".join(words)
+        elif name in self.bound:
             return _sym("v_", name)
         self.sig.consts.add(name)
         return _sym("c_", name)
