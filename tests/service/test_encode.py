@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cotaudit.report.encoding import json_bytes
 from cotaudit.service.encode import (
     PIECE_NODES,
     TooLarge,
@@ -41,6 +42,7 @@ JSON = st.recursive(
 def test_encode_is_json_dumps_with_surrogates_escaped(obj: Any) -> None:
     data = encode(obj)
     assert data == reference(obj)
+    assert data == json_bytes(obj)  # one escaping for the wire and every writer
     assert json.loads(data.decode("utf-8")) == json.loads(json.dumps(obj))  # strict UTF-8, valid JSON
 
 

@@ -1,17 +1,15 @@
 """JSON for the wire: any Unicode string, a bounded size, and never one long C call.
 
-:func:`encode` gives the bytes of ``json.dumps(obj, ensure_ascii=False, separators=(",", ":"),
-allow_nan=False)`` in UTF-8, with two differences that matter to a server:
+:func:`encode` gives the bytes of :func:`cotaudit.report.encoding.json_bytes` — compact
+``json.dumps`` in UTF-8, a lone surrogate written as its JSON escape ``\\ud800``, so the answer
+is valid JSON that decodes to the same string (the escaping is that module's, shared with every
+writer) — with two differences that matter to a server:
 
-- A lone surrogate (``"\\ud800"`` arrives as valid JSON and becomes a Python string no UTF-8
-  codec accepts) is written as its JSON escape ``\\ud800``. Surrogates only ever occur inside
-  JSON string literals, where that escape is exactly what ``ensure_ascii=True`` would write, so
-  the output is valid JSON that decodes to the same string.
 - The work is cut into pieces of at most :data:`PIECE_NODES` values, each one short call into the
   C encoder, so a thread encoding a 40 MB report hands the GIL back to the event loop thread
-  every few microseconds instead of holding it for a second; and it stops as soon as the output
-  passes ``limit`` bytes (:class:`TooLarge`), so an oversized answer costs ``limit`` bytes of
-  work, not its full size.
+  every few microseconds instead of holding it for a second.
+- It stops as soon as the output passes ``limit`` bytes (:class:`TooLarge`), so an oversized
+  answer costs ``limit`` bytes of work, not its full size.
 
 :func:`fit_reports` applies a response budget to a list of R-1 report dicts: a report that does
 not fit its share is replaced by a shorter one that keeps its verdict and says what was left
@@ -20,14 +18,13 @@ out (``details.truncated``).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from cotaudit.report.encoding import compact_json, utf8_bytes
+
 PIECE_NODES = 2048  # values per call into the C encoder (~50-100 µs of work)
 _STR_NODE = 64  # a string counts one node per this many characters
-
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
 
 class TooLarge(Exception):
@@ -60,11 +57,11 @@ def _small(node: object) -> bool:
 def _key(key: object) -> str:
     """A dict key as ``json.dumps`` writes it (strings; numbers, booleans and None converted)."""
     if isinstance(key, str):
-        return _dumps(key)
+        return compact_json(key)
     if key is True or key is False or key is None:
-        return _dumps(_dumps(key))
+        return compact_json(compact_json(key))
     if isinstance(key, int | float):
-        return _dumps(_dumps(key))
+        return compact_json(compact_json(key))
     raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")
 
 
@@ -98,7 +95,7 @@ def pieces(obj: object) -> Iterator[str]:
             yield "["
             stack.append(_Frame(iter(node), False))
         else:
-            yield _dumps(node)
+            yield compact_json(node)
         while stack:  # find the next value to write, closing finished containers
             frame = stack[-1]
             item: Any = next(frame.items, _DONE)
@@ -125,7 +122,7 @@ def encode(obj: object, limit: int | None = None) -> bytes:
     out: list[bytes] = []
     size = 0
     for piece in pieces(obj):
-        data = piece.encode("utf-8", "backslashreplace")  # only a surrogate can fail: \udXXX
+        data = utf8_bytes(piece)
         size += len(data)
         if limit is not None and size > limit:
             raise TooLarge(limit)
