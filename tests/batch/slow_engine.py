@@ -5,11 +5,13 @@ burns the CPU forever; ``WORK s`` works ``s`` seconds the way a real engine does
 ``limits.checkpoint()`` (so a budget stops it); ``EXIT`` ends the worker process
 (``os._exit(3)``); ``CRASH`` raises; ``ALLOC m`` maps ``m`` MiB for the item, ``LEAK m`` maps
 ``m`` MiB and keeps them (both untouched: no resident memory), ``TOUCH m`` fills ``m`` MiB
-for the rest of the item (resident); ``PID`` and ``ENV NAME`` put the
-worker's pid and ``$NAME`` in ``details``. ``BAD`` anywhere makes the verdict ``fail``. Subprocess tests run the CLI through
-:data:`LAUNCHER`, which loads this file, registers the engine (with ``planned``, an engine that
-is known but not implemented, and a write endpoint for the service) and calls
-``cotaudit.cli.main``.
+for the rest of the item (resident); ``PID`` and ``ENV NAME`` put the worker's pid and
+``$NAME`` in ``details``; ``BIG n`` adds ``n`` info findings with a little evidence each (``BIG
+150000``: a report of about 30 MB, some millions of objects once parsed). ``BAD`` anywhere
+makes the verdict ``fail``.
+Subprocess tests run the CLI through :data:`LAUNCHER`, which loads this file, registers the
+engine (with ``planned``, an engine that is known but not implemented, and a write endpoint for
+the service) and calls ``cotaudit.cli.main``.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ _KEPT: list[bytes] = []  # what LEAK keeps
 
 def slow_check(text: str, *, path: str | None = None, item_id: str | None = None) -> Report:
     details: dict[str, Any] = {}
+    big: list[Finding] = []
     for line in text.split("\n"):
         word = line.strip()
         if word.startswith("SLEEP "):
@@ -46,6 +49,11 @@ def slow_check(text: str, *, path: str | None = None, item_id: str | None = None
             details.setdefault("touched", []).append(bytearray(b"x" * (int(word.split()[1]) << 20)))
         elif word.startswith("LEAK "):
             _KEPT.append(bytes(int(word.split()[1]) << 20))
+        elif word.startswith("BIG "):
+            big.extend(
+                Finding("SLOW_I002", "info", Location(step=f"s{k}"), f"node {k}", {"path": [k, k + 1, k + 2]})
+                for k in range(int(word.split()[1]))
+            )
         elif word == "PID":
             details["pid"] = os.getpid()
         elif word.startswith("ENV "):
@@ -65,7 +73,7 @@ def slow_check(text: str, *, path: str | None = None, item_id: str | None = None
         Finding("SLOW_E001", "error", Location(line=n), "BAD line", {"column": line.find("BAD") + 1})
         for n, line in enumerate(text.split("\n"), start=1)
         if "BAD" in line
-    )
+    ) + tuple(big)
     return Report(
         engine="slow",
         engine_version="slow/1",

@@ -4,9 +4,12 @@ The process runs the CLI through the slow test engine's launcher (so items can s
 kill their worker, and a write endpoint exists), binds 127.0.0.1, and is stopped with SIGTERM
 at the end; the fixture checks it stopped cleanly and left no worker behind.
 
-Every test server also fails any request that turns a report into a dict on the event loop
-(:data:`OFF_LOOP_GUARD` wraps ``cotaudit.service.core.report_dict``): a 40 MB report takes a
-second to serialise, and ``/v1/health`` must not wait for it, so that work belongs in a thread.
+Every test server also fails any request that turns a report into objects or objects into a
+report's JSON on the event loop or on the worker pool's dispatcher thread
+(:data:`OFF_LOOP_GUARD` wraps ``Report.to_dict`` and ``Report.from_dict``): a 40 MB report takes
+seconds to convert, and ``/v1/health`` must not wait for it. Reports arrive encoded from the
+workers and are only ever cut and copied as bytes there; a front-end report of a few hundred
+bytes (engine version ``cotaudit/...``: a timeout, a dead worker) may be made anywhere.
 """
 
 from __future__ import annotations
@@ -31,16 +34,29 @@ pytest.importorskip("fastapi", reason="the 'service' extra is not installed")
 TOKEN = "s3cret-token-for-tests"
 
 OFF_LOOP_GUARD = (
-    "import asyncio\n"
-    "import cotaudit.service.core as _core\n"
-    "_report_dict = _core.report_dict\n"
-    "def _off_the_loop(report):\n"
+    "import asyncio, threading\n"
+    "from cotaudit.report.model import Report as _Report\n"
+    "def _busy_thread():\n"
+    "    if threading.current_thread().name == 'cotaudit-pool':\n"
+    "        return 'the pool dispatcher thread'\n"
     "    try:\n"
     "        asyncio.get_running_loop()\n"
     "    except RuntimeError:\n"
-    "        return _report_dict(report)\n"
-    "    raise RuntimeError('a report was serialised on the event loop')\n"
-    "_core.report_dict = _off_the_loop\n"
+    "        return None\n"
+    "    return 'the event loop'\n"
+    "_to_dict, _from_dict = _Report.to_dict, _Report.from_dict.__func__\n"
+    "def _guarded_to_dict(self, *, timing=True):\n"
+    "    where = _busy_thread()\n"
+    "    if where is not None and not self.engine_version.startswith('cotaudit/'):\n"
+    "        raise RuntimeError('a report was serialised on ' + where)\n"
+    "    return _to_dict(self, timing=timing)\n"
+    "def _guarded_from_dict(cls, d):\n"
+    "    where = _busy_thread()\n"
+    "    if where is not None:\n"
+    "        raise RuntimeError('a report was rebuilt on ' + where)\n"
+    "    return _from_dict(cls, d)\n"
+    "_Report.to_dict = _guarded_to_dict\n"
+    "_Report.from_dict = classmethod(_guarded_from_dict)\n"
 )
 SERVER_LAUNCHER = LAUNCHER.replace(
     "from cotaudit.cli import main\n", OFF_LOOP_GUARD + "from cotaudit.cli import main\n"
@@ -56,7 +72,7 @@ class Server:
     marker: str
 
     def client(self, **kw: object) -> httpx.Client:
-        return httpx.Client(base_url=self.url, timeout=60.0, **kw)  # type: ignore[arg-type]
+        return httpx.Client(base_url=self.url, **{"timeout": 60.0, **kw})  # type: ignore[arg-type]
 
     @property
     def port(self) -> int:

@@ -28,14 +28,15 @@ from cotaudit.batch.jobs import (
     RegisteredEngine,
     ensure_registered,
     execute,
-    front_end_report,
     lost_report,
+    pool_report,
     preload,
     registry_snapshot,
     timeout_report,
 )
 from cotaudit.errors import MissingDependency
 from cotaudit.report import Report
+from cotaudit.report.encoded import EncodedReport, encode_report
 
 START_TIMEOUT = 300.0  # a new actor on a busy cluster
 # Items queued on each actor: the next one starts while the driver collects the last, which
@@ -68,7 +69,7 @@ class CheckActor:
     def ready(self) -> int:
         return os.getpid()
 
-    def run(self, payload: Payload, options: dict[str, Any]) -> dict[str, Any]:
+    def run(self, payload: Payload, options: dict[str, Any]) -> EncodedReport:
         return execute(payload, options)
 
 
@@ -78,7 +79,7 @@ class _Job:
     def __init__(self, payload: Payload, options: Mapping[str, Any] | None) -> None:
         self.payload = payload
         self.options = dict(options or {})
-        self.future: Future[Report] = Future()
+        self.future: Future[EncodedReport] = Future()
 
 
 class _Slot:
@@ -141,14 +142,14 @@ class RayPool:
         self._thread = threading.Thread(target=self._run, name="cotaudit-ray", daemon=True)
         self._thread.start()
 
-    def submit(self, payload: Payload, options: Mapping[str, Any] | None = None) -> Future[Report]:
+    def submit(self, payload: Payload, options: Mapping[str, Any] | None = None) -> Future[EncodedReport]:
         """Queue one item; the future resolves to its report (never to an exception)."""
         job = _Job(payload, options)
         with self._lock:
             if self._closing:
                 raise RuntimeError("the Ray backend is closed")
             if self._broken is not None:
-                job.future.set_result(front_end_report(payload, "invalid", self._broken, reason="pool"))
+                job.future.set_result(pool_report(payload, self._broken))
                 return job.future
             self._queue.append(job)
         self._wake.set()
@@ -246,7 +247,7 @@ class RayPool:
             self._replace(slot)
             self._finish(job, lost_report(job.payload, f"{type(exc).__name__}: {message}"))
             return
-        self._finish(job, Report.from_dict(result))
+        self._finish(job, result)
 
     def _expire(self) -> None:
         now = time.monotonic()
@@ -271,10 +272,10 @@ class RayPool:
         fresh = self._new_slot()
         slot.actor, slot.starting, slot.deadline = fresh.actor, fresh.starting, fresh.deadline
 
-    def _finish(self, job: _Job, report: Report) -> None:
+    def _finish(self, job: _Job, report: Report | EncodedReport) -> None:
         with self._lock:
             self._busy -= 1
-        job.future.set_result(report)
+        job.future.set_result(report if isinstance(report, EncodedReport) else encode_report(report))
 
     def _shutdown(self) -> None:
         with self._lock:
@@ -285,10 +286,10 @@ class RayPool:
             if self._broken is None and job.future.cancel():
                 continue
             if job.future.running() or job.future.set_running_or_notify_cancel():
-                job.future.set_result(front_end_report(job.payload, "invalid", why, reason="pool"))
+                job.future.set_result(pool_report(job.payload, why))
         for slot in self._slots:
             for _, job in slot.inflight:
-                self._finish(job, front_end_report(job.payload, "invalid", why, reason="pool"))
+                self._finish(job, pool_report(job.payload, why))
             slot.inflight.clear()
             with contextlib.suppress(Exception):
                 self._ray.kill(slot.actor, no_restart=True)

@@ -23,18 +23,20 @@ from cotaudit.batch.jobs import Payload
 from cotaudit.batch.progress import Progress
 from cotaudit.errors import InputError, UsageError
 from cotaudit.limits import Limits
-from cotaudit.report import Report, RunLogWriter
+from cotaudit.report import RunLogWriter
+from cotaudit.report.encoded import EncodedReport, encode_report
 
 BACKENDS = ("local", "ray")
 DEFAULT_LIMITS = Limits()
 
 
 class Backend(Protocol):
-    """Where items run: :class:`~cotaudit.batch.pool.LocalPool` or the Ray backend."""
+    """Where items run: :class:`~cotaudit.batch.pool.LocalPool` or the Ray backend. Reports come
+    back encoded, as the workers made them (the run log writes their bytes as they are)."""
 
     workers: int
 
-    def submit(self, payload: Payload, options: Mapping[str, Any] | None = None) -> Future[Report]: ...
+    def submit(self, payload: Payload, options: Mapping[str, Any] | None = None) -> Future[EncodedReport]: ...
 
     def close(self) -> None: ...
 
@@ -165,13 +167,13 @@ def run_batch(
         try:
             window = max(16, 8 * runner.workers)
             check_options = {"limits": options.limits}
-            pending: deque[Future[Report]] = deque()
+            pending: deque[Future[EncodedReport]] = deque()
             for item in items:
                 if item.item_id in done_ids:
                     continue
                 if item.error is not None:
-                    future: Future[Report] = Future()
-                    future.set_result(api.run_item(item))
+                    future: Future[EncodedReport] = Future()
+                    future.set_result(encode_report(api.run_item(item)))
                 else:
                     future = runner.submit(Payload.of(item), check_options)
                 pending.append(future)
@@ -205,7 +207,9 @@ def _open_log(options: BatchOptions) -> RunLogWriter:
         raise UsageError(f"{options.output}: cannot write ({exc.strerror or type(exc).__name__})") from None
 
 
-def _drain(pending: deque[Future[Report]], writer: RunLogWriter, progress: Progress, *, keep: int) -> None:
+def _drain(
+    pending: deque[Future[EncodedReport]], writer: RunLogWriter, progress: Progress, *, keep: int
+) -> None:
     """Write finished reports from the head: wait while more than ``keep`` are in flight."""
     while pending and (len(pending) > keep or pending[0].done()):
         report = pending.popleft().result()

@@ -11,7 +11,8 @@ writer) — with two differences that matter to a server:
 - It stops as soon as the output passes ``limit`` bytes (:class:`TooLarge`), so an oversized
   answer costs ``limit`` bytes of work, not its full size.
 
-:func:`fit_reports` applies a response budget to a list of R-1 report dicts: a report that does
+:func:`fit_reports` applies a response budget to a list of encoded R-1 reports
+(:class:`~cotaudit.report.encoded.EncodedReport`, as the workers send them): a report that does
 not fit its share is replaced by a shorter one that keeps its verdict and says what was left
 out (``details.truncated``).
 """
@@ -21,7 +22,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from cotaudit.report.encoding import compact_json, utf8_bytes
+from cotaudit.report.encoded import DETAILS_OPEN, FINDINGS_OPEN, EncodedReport
+from cotaudit.report.encoding import compact_json, json_bytes, utf8_bytes
 
 PIECE_NODES = 2048  # values per call into the C encoder (~50-100 µs of work)
 _STR_NODE = 64  # a string counts one node per this many characters
@@ -132,73 +134,73 @@ def encode(obj: object, limit: int | None = None) -> bytes:
 
 # --------------------------------------------------------------------------- report budgets
 
-_ENVELOPE = ("schema_version", "engine", "engine_version", "input", "verdict", "score")
 DETAIL_BYTES = 4096  # a details entry at most this large is kept in a shortened report
 DETAIL_ENTRIES = 256  # details entries looked at when shortening (bounds the work)
+_TRUNCATED = b'"truncated":'
 
 
-def fit_report(report: Mapping[str, Any], limit: int) -> bytes:
-    """``report`` encoded in at most ``limit`` bytes: whole if it fits, else shortened.
+def fit_report(report: EncodedReport, limit: int) -> bytes:
+    """``report`` (with its timing) in at most ``limit`` bytes: whole if it fits, else shortened.
 
     The shortened report keeps the envelope (engine, input, verdict, score, timing), the small
     ``details`` entries (the engine's own verdict word, summaries) and the leading findings that
     fit, and says what it left out in ``details.truncated``. If even the envelope is too large
     (an id or path of many kilobytes), the input is named by its ``sha256`` alone
     (``input_kept: false``). :class:`TooLarge` if not even that fits.
+
+    It works on the encoded bytes: the kept findings and entries are copied as they are, only
+    the envelope is parsed, so shortening a 40 MB report builds no objects worth speaking of.
     """
-    try:
-        return encode(report, limit)
-    except TooLarge:
-        pass
-    findings = report.get("findings")
-    findings = findings if isinstance(findings, list) else []
-    details = report.get("details")
-    details = details if isinstance(details, dict) else {}
-    note = {
+    if report.size() <= limit:
+        return report.line()
+    head = report.envelope()
+    note: dict[str, Any] = {
         "reason": "response_too_large",
         "limit_bytes": limit,
-        "findings_total": len(findings),
-        "findings_kept": len(findings),  # the largest count: reserves room for the final one
-        "details_total": len(details),
-        "details_kept": len(details),
+        "findings_total": report.finding_count,
+        "findings_kept": report.finding_count,  # the largest counts: reserve room for the final ones
+        "details_total": report.detail_count,
+        "details_kept": report.detail_count,
     }
-    shortened: dict[str, Any] = {k: report[k] for k in _ENVELOPE if k in report}
-    shortened["findings"] = []
-    shortened["details"] = {"truncated": note}
-    if "timing_ms" in report:
-        shortened["timing_ms"] = report["timing_ms"]
-    try:
-        room = limit - len(encode(shortened, limit))
-    except TooLarge:
-        given = report.get("input")
+    closing = b'},"timing_ms":' + json_bytes(report.timing_ms) + b"}"
+
+    def frame() -> int:  # every byte of the shortened report but the kept findings and entries
+        return (
+            len(json_bytes(head))
+            - 1
+            + len(FINDINGS_OPEN)
+            + len(DETAILS_OPEN)
+            + len(_TRUNCATED + json_bytes(note))
+        )
+
+    room = limit - frame() - len(closing)
+    if room < 0:
+        given = head.get("input")
         sha = given.get("sha256") if isinstance(given, Mapping) else None
-        shortened["input"] = {"path": None, "id": None, "sha256": sha if isinstance(sha, str) else None}
+        head["input"] = {"path": None, "id": None, "sha256": sha if isinstance(sha, str) else None}
         note["input_kept"] = False
-        room = limit - len(encode(shortened, limit))  # TooLarge: not even the envelope fits
-    kept: dict[str, Any] = {}
-    for key, value in list(details.items())[:DETAIL_ENTRIES]:
-        if key == "truncated":
+        room = limit - frame() - len(closing)
+        if room < 0:
+            raise TooLarge(limit)  # not even the envelope fits
+    kept: list[bytes] = []
+    for i in range(min(report.detail_count, DETAIL_ENTRIES)):
+        start, end = report.detail_span(i)
+        cost = end - start + 1  # the comma after it
+        if cost > min(DETAIL_BYTES, room):
             continue
-        try:
-            room -= len(encode({key: value}, min(DETAIL_BYTES, room)))
-        except TooLarge:
+        entry = report.detail(i)
+        if entry.startswith(_TRUNCATED):  # ours replaces it
             continue
-        kept[key] = value
-    kept_findings: list[Any] = []
-    for finding in findings:
-        try:
-            room -= len(encode(finding, room - 1)) + 1  # the comma before it
-        except TooLarge:
-            break
-        kept_findings.append(finding)
-    note["findings_kept"] = len(kept_findings)
+        kept.append(entry)
+        room -= cost
+    count, findings = report.leading_findings(room)
+    note["findings_kept"] = count
     note["details_kept"] = len(kept)
-    shortened["findings"] = kept_findings
-    shortened["details"] = {**kept, "truncated": note}
-    return encode(shortened, limit)
+    kept.append(_TRUNCATED + json_bytes(note))
+    return b"".join([json_bytes(head)[:-1], FINDINGS_OPEN, findings, DETAILS_OPEN, b",".join(kept), closing])
 
 
-def fit_reports(reports: Sequence[Mapping[str, Any]], limit: int) -> list[bytes]:
+def fit_reports(reports: Sequence[EncodedReport], limit: int) -> list[bytes]:
     """Each report of a list encoded so that together (with ``,``) they take at most ``limit``.
 
     Reports are placed in order; each may use what is left after setting aside an equal share
