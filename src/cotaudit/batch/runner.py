@@ -90,7 +90,43 @@ def make_backend(options: BatchOptions, preload: tuple[str, ...] = ()) -> Backen
 
 
 def _config(options: BatchOptions) -> dict[str, Any]:
-    return {"command": "batch", "input": Path(options.input).as_posix(), "engine": options.engine}
+    """The run log's header config: everything that decides what the reports say."""
+    return {
+        "command": "batch",
+        "input": Path(options.input).as_posix(),
+        "engine": options.engine,
+        "timeout": options.timeout,
+        "time_limit": options.limits.wall_s,
+        "memory_limit": options.limits.memory_mb,
+        "timing": options.timing,
+    }
+
+
+# Header keys a resumed run must match (the reports would differ otherwise), with how the
+# refusal names them; workers, backend and Ray address change where items run, not their reports.
+RESUME_MUST_MATCH = {
+    "input": "input",
+    "engine": "--engine",
+    "timeout": "--timeout",
+    "time_limit": "--time-limit",
+    "memory_limit": "--memory-limit",
+    "timing": "--no-timing",
+}
+
+
+def _setting(key: str, value: Any) -> str:
+    """``for input 'in.jsonl'``, ``with --time-limit 60``, ``with --memory-limit none``, ..."""
+    if key == "input":
+        return f"for input {value!r}"
+    if key == "timing":
+        return "without --no-timing" if value else "with --no-timing"
+    if value is None:
+        shown = "none"
+    elif isinstance(value, float):
+        shown = f"{value:g}"
+    else:
+        shown = repr(value) if isinstance(value, str) else str(value)
+    return f"with {RESUME_MUST_MATCH[key]} {shown}"
 
 
 def scan_log(path: Path) -> tuple[dict[str, Any], set[str], Counter[str]]:
@@ -129,13 +165,19 @@ def _prepare_output(options: BatchOptions) -> tuple[set[str], Counter[str]]:
     header, ids, verdicts = scan_log(out)
     if header.get("kind") != "header":
         raise InputError(out.as_posix(), "not a cotaudit run log (no header line)")
-    had = header.get("config") or {}
+    had = header.get("config")
+    had = had if isinstance(had, dict) else {}
     want = _config(options)
-    for key in ("input", "engine"):
-        if had.get(key) != want[key]:
+    for key, name in RESUME_MUST_MATCH.items():
+        if key not in had:  # a log from before this setting was recorded: cannot tell
             raise UsageError(
-                f"{out.as_posix()} was written for {key} {had.get(key)!r}, not {want[key]!r}; "
-                "resume with the same input and --engine"
+                f"{out.as_posix()} does not record its {name}, so its reports may not match this "
+                "run's; start a new run log"
+            )
+        if had[key] != want[key]:
+            raise UsageError(
+                f"{out.as_posix()} was written {_setting(key, had[key])}, not {_setting(key, want[key])}; "
+                f"resume with the same {name}"
             )
     return ids, verdicts
 
