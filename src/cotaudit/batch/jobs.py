@@ -330,6 +330,37 @@ def code_origin() -> str:
     return os.path.realpath(api.__file__)
 
 
+class Checker:
+    """What every worker process does, local or a Ray actor: its engines registered and loaded,
+    its address space capped (``memory_mb`` plus ``headroom_mb`` above what it maps once
+    loaded), then one item at a time.
+
+    :meth:`check` also says whether the worker should retire after the item: it has grown more
+    than the headroom since it started, so the cap would soon land on a normal item.
+    """
+
+    def __init__(
+        self,
+        registry: Iterable[RegisteredEngine],
+        engines: Iterable[str],
+        memory_mb: int | None,
+        headroom_mb: int = WORKER_HEADROOM_MB,
+    ) -> None:
+        ensure_registered(registry)
+        preload(engines)
+        self.headroom_mb = headroom_mb
+        self.base = mapped_bytes()
+        if memory_mb is not None:
+            limits.limit_process_memory(memory_mb + headroom_mb)
+
+    def check(self, payload: Payload, options: Mapping[str, Any] | None) -> tuple[EncodedReport, bool]:
+        """The item's encoded report, and whether this worker should now retire."""
+        report = execute(payload, options)
+        now = mapped_bytes()
+        retiring = self.base is not None and now is not None and now - self.base > self.headroom_mb << 20
+        return report, retiring
+
+
 def worker_main(conn: Connection, setup: WorkerSetup) -> None:
     """The child's loop: ``(payload, options)`` in, ``("report", EncodedReport, retiring)`` out,
     ``None`` stops.
@@ -346,11 +377,7 @@ def worker_main(conn: Connection, setup: WorkerSetup) -> None:
     if setup.environ is not None:
         os.environ.clear()
         os.environ.update(setup.environ)
-    ensure_registered(setup.registry)
-    preload(setup.engines)
-    base = mapped_bytes()
-    if setup.memory_mb is not None:
-        limits.limit_process_memory(setup.memory_mb + setup.headroom_mb)
+    checker = Checker(setup.registry, setup.engines, setup.memory_mb, setup.headroom_mb)
     conn.send(("ready", os.getpid(), code_origin()))
     while True:
         try:
@@ -360,9 +387,7 @@ def worker_main(conn: Connection, setup: WorkerSetup) -> None:
         if message is None:
             return
         payload, options = message
-        report = execute(payload, options)
-        now = mapped_bytes()
-        retiring = base is not None and now is not None and now - base > setup.headroom_mb << 20
+        report, retiring = checker.check(payload, options)
         conn.send(("report", report, retiring))
         if retiring:
             return

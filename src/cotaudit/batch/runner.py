@@ -85,7 +85,13 @@ def make_backend(options: BatchOptions, preload: tuple[str, ...] = ()) -> Backen
     if options.backend == "ray":
         from cotaudit.batch.ray_backend import RayPool
 
-        return RayPool(options.workers, address=options.ray_address, timeout=options.timeout, preload=preload)
+        return RayPool(
+            options.workers,
+            address=options.ray_address,
+            timeout=options.timeout,
+            preload=preload,
+            memory_mb=options.limits.memory_mb,
+        )
     raise UsageError(f"unknown backend {options.backend!r} (choose from {', '.join(BACKENDS)})")
 
 
