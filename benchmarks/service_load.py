@@ -2,6 +2,7 @@
 
     python benchmarks/service_load.py [--requests 2000] [--concurrency 8] [--workers 2]
     python benchmarks/service_load.py --half-open 600 --slowloris 20 [--read-timeout 10]
+    python benchmarks/service_load.py --heavy 5 [--item-timeout 120]
 
 Starts ``cotaudit serve`` on 127.0.0.1 with a free port, warms it with 200 requests, then sends
 ``--requests`` POST /v1/check requests (the te and type6 examples in turn) from
@@ -10,7 +11,10 @@ Starts ``cotaudit serve`` on 127.0.0.1 with a free port, warms it with 200 reque
 latency percentiles and the server's memory, open files and worker count before and after,
 then stops the server. With ``--half-open``/``--slowloris`` the run happens under attack:
 ``tests/service/hostile.py`` (its own process) holds that many half-open and slowloris
-connections open, re-opening each one the server closes, and its summary is printed too. The
+connections open, re-opening each one the server closes, and its summary is printed too. With
+``--heavy N`` the measured requests are instead N checks, one at a time, of a 560 KB type6 trace
+whose report is about 40 MB (:func:`heavy_type6`): what health does while such a report comes
+back from a worker and is shortened to the response limit. The
 load is bounded in count and aimed at 127.0.0.1 only. Benchmarks report; they never assert
 (tests/service/test_load.py does).
 """
@@ -43,6 +47,12 @@ def corpus() -> list[dict[str, str]]:
         if engine and path.name != "O_parametric.te":  # seconds of SymPy: measured by te_bench
             bodies.append({"engine": engine, "text": path.read_text(encoding="utf-8"), "id": path.stem})
     return bodies
+
+
+def heavy_type6(lines: int = 40_000) -> dict[str, str]:
+    """A 560 KB type6 trace of ``lines`` alternating ``T  K p0 : f`` / ``T  K NOT p0 : f`` lines."""
+    text = "".join("T  K NOT p0 : f\n" if n % 2 else "T  K p0 : f\n" for n in range(lines))
+    return {"engine": "type6", "text": text, "id": "heavy"}
 
 
 def free_port() -> int:
@@ -148,12 +158,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--half-open", type=int, default=0, help="half-open sockets held during the run")
     parser.add_argument("--slowloris", type=int, default=0, help="slowloris clients held during the run")
     parser.add_argument("--read-timeout", type=float, default=None, help="the server's --read-timeout")
+    parser.add_argument("--item-timeout", type=float, default=None, help="the server's --item-timeout")
+    parser.add_argument(
+        "--heavy", type=int, default=0, metavar="N", help="measure N checks of heavy_type6(), one at a time"
+    )
     args = parser.parse_args(argv)
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     cmd = [sys.executable, "-m", "cotaudit", "serve", "--port", str(port), "--workers", str(args.workers)]
     if args.read_timeout is not None:
         cmd += ["--read-timeout", str(args.read_timeout)]
+    if args.item_timeout is not None:
+        cmd += ["--item-timeout", str(args.item_timeout)]
     env = {k: v for k, v in os.environ.items() if k != "COTAUDIT_API_TOKEN"}
     proc = subprocess.Popen(cmd, env=env, stderr=subprocess.DEVNULL)
     try:
@@ -183,7 +199,11 @@ def main(argv: list[str] | None = None) -> int:
         prober = threading.Thread(target=probe_health, args=(port, stop, health, failures))
         prober.start()
         start = time.perf_counter()
-        latencies, errors = hammer(url, bodies, args.requests, args.concurrency)
+        if args.heavy:
+            args.requests, args.concurrency = args.heavy, 1
+            latencies, errors = hammer(url, [heavy_type6()], args.heavy, 1)
+        else:
+            latencies, errors = hammer(url, bodies, args.requests, args.concurrency)
         wall = time.perf_counter() - start
         stop.set()
         prober.join()

@@ -5,16 +5,21 @@ burns the CPU forever; ``WORK s`` works ``s`` seconds the way a real engine does
 ``limits.checkpoint()`` (so a budget stops it); ``EXIT`` ends the worker process
 (``os._exit(3)``); ``CRASH`` raises; ``ALLOC m`` maps ``m`` MiB for the item, ``LEAK m`` maps
 ``m`` MiB and keeps them (both untouched: no resident memory), ``TOUCH m`` fills ``m`` MiB
-for the rest of the item (resident); ``PID`` and ``ENV NAME`` put the
-worker's pid and ``$NAME`` in ``details``. ``BAD`` anywhere makes the verdict ``fail``. Subprocess tests run the CLI through
-:data:`LAUNCHER`, which loads this file, registers the engine (with ``planned``, an engine that
-is known but not implemented, and a write endpoint for the service) and calls
-``cotaudit.cli.main``.
+for the rest of the item (resident); ``PID`` and ``ENV NAME`` put the worker's pid and
+``$NAME`` in ``details``; ``ORPHAN`` starts a ``sleep 600`` in a session of its own, which
+outlives the worker (its pid in ``details.orphan``: a leftover for the tests that look for
+leftovers); ``BIG n`` adds ``n`` info findings with a little evidence each (``BIG 150000``: a
+report of about 30 MB, some millions of objects once parsed). ``BAD`` anywhere makes the
+verdict ``fail``.
+Subprocess tests run the CLI through :data:`LAUNCHER`, which loads this file, registers the
+engine (with ``planned``, an engine that is known but not implemented, and a write endpoint for
+the service) and calls ``cotaudit.cli.main``.
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -25,10 +30,12 @@ from cotaudit.report import Finding, InputRef, Location, Report
 
 HERE = Path(__file__).resolve()
 _KEPT: list[bytes] = []  # what LEAK keeps
+_ORPHANS: list[subprocess.Popen[bytes]] = []  # what ORPHAN started (kept: no ResourceWarning)
 
 
 def slow_check(text: str, *, path: str | None = None, item_id: str | None = None) -> Report:
     details: dict[str, Any] = {}
+    big: list[Finding] = []
     for line in text.split("\n"):
         word = line.strip()
         if word.startswith("SLEEP "):
@@ -46,6 +53,14 @@ def slow_check(text: str, *, path: str | None = None, item_id: str | None = None
             details.setdefault("touched", []).append(bytearray(b"x" * (int(word.split()[1]) << 20)))
         elif word.startswith("LEAK "):
             _KEPT.append(bytes(int(word.split()[1]) << 20))
+        elif word.startswith("BIG "):
+            big.extend(
+                Finding("SLOW_I002", "info", Location(step=f"s{k}"), f"node {k}", {"path": [k, k + 1, k + 2]})
+                for k in range(int(word.split()[1]))
+            )
+        elif word == "ORPHAN":
+            _ORPHANS.append(subprocess.Popen(["sleep", "600"], start_new_session=True))
+            details["orphan"] = _ORPHANS[-1].pid
         elif word == "PID":
             details["pid"] = os.getpid()
         elif word.startswith("ENV "):
@@ -65,7 +80,7 @@ def slow_check(text: str, *, path: str | None = None, item_id: str | None = None
         Finding("SLOW_E001", "error", Location(line=n), "BAD line", {"column": line.find("BAD") + 1})
         for n, line in enumerate(text.split("\n"), start=1)
         if "BAD" in line
-    )
+    ) + tuple(big)
     return Report(
         engine="slow",
         engine_version="slow/1",

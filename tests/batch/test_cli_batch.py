@@ -76,6 +76,21 @@ def test_existing_output_without_resume(capsys: pytest.CaptureFixture[str]) -> N
     assert code == 0 and "0 items checked, 1 already done" in err
 
 
+def test_resume_with_other_limits_is_refused_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    write_items(Path("in.jsonl"), ["ok", "fine"])
+    assert _main(capsys, "batch", "in.jsonl", "-o", "out.jsonl", "--memory-limit", "512")[0] == 0
+    code, _, err = _main(capsys, "batch", "in.jsonl", "-o", "out.jsonl", "--resume", "--time-limit", "5")
+    assert code == 2 and err == (
+        "cotaudit: out.jsonl was written with --time-limit 60, not with --time-limit 5; "
+        "resume with the same --time-limit\n"
+    )
+    code, _, err = _main(capsys, "batch", "in.jsonl", "-o", "out.jsonl", "--resume", "--memory-limit", "0")
+    assert code == 2 and "with --memory-limit 512, not with --memory-limit none" in err
+    # near miss: the same limits, given as they were
+    code, _, err = _main(capsys, "batch", "in.jsonl", "-o", "out.jsonl", "--resume", "--memory-limit", "512")
+    assert code == 0 and "0 items checked, 2 already done" in err
+
+
 def test_ray_missing_is_exit_3_with_the_install_hint(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -47,7 +47,7 @@ def _p(text: str, item_id: str, engine: str = "slow") -> Payload:
 def test_every_item_gets_its_report() -> None:
     with LocalPool(2) as pool:
         futures = [pool.submit(_p("BAD" if n % 3 == 0 else "ok", f"i{n}")) for n in range(30)]
-        reports = [f.result(timeout=60) for f in futures]
+        reports = [f.result(timeout=60).report() for f in futures]
     assert [r.input.id for r in reports] == [f"i{n}" for n in range(30)]
     assert [r.verdict for r in reports] == ["fail" if n % 3 == 0 else "pass" for n in range(30)]
 
@@ -58,7 +58,7 @@ def test_time_limit_kills_the_worker_and_the_pool_goes_on() -> None:
         hang = pool.submit(_p("HANG", "hang"))
         spin = pool.submit(_p("SPIN", "spin"))
         after = pool.submit(_p("ok", "after"))
-        reports = [f.result(timeout=60) for f in (hang, spin, after)]
+        reports = [f.result(timeout=60).report() for f in (hang, spin, after)]
         elapsed = time.monotonic() - start
     assert [r.verdict for r in reports] == ["abstain", "abstain", "pass"]
     assert reports[0].details == {
@@ -70,9 +70,9 @@ def test_time_limit_kills_the_worker_and_the_pool_goes_on() -> None:
 
 def test_a_dying_worker_gives_invalid_and_is_replaced() -> None:
     with LocalPool(1) as pool:
-        died = pool.submit(_p("EXIT", "exit")).result(timeout=60)
-        crashed = pool.submit(_p("CRASH", "crash")).result(timeout=60)
-        fine = pool.submit(_p("ok", "fine")).result(timeout=60)
+        died = pool.submit(_p("EXIT", "exit")).result(timeout=60).report()
+        crashed = pool.submit(_p("CRASH", "crash")).result(timeout=60).report()
+        fine = pool.submit(_p("ok", "fine")).result(timeout=60).report()
     assert died.verdict == "invalid"
     assert died.details == {"error": "worker process died: exit code 3", "reason": "worker_died"}
     assert crashed.verdict == "invalid" and "RuntimeError: slow engine crashed" in crashed.details["error"]
@@ -81,17 +81,17 @@ def test_a_dying_worker_gives_invalid_and_is_replaced() -> None:
 
 def test_unknown_engine_is_an_invalid_report_not_an_error() -> None:
     with LocalPool(1) as pool:
-        report = pool.submit(_p("x", "n", engine="nope")).result(timeout=60)
+        report = pool.submit(_p("x", "n", engine="nope")).result(timeout=60).report()
     assert report.verdict == "invalid" and report.details["reason"] == "UnknownEngine"
 
 
 def test_two_workers_run_side_by_side() -> None:
     with LocalPool(2) as pool:
         for f in [pool.submit(_p("ok", f"w{n}")) for n in range(4)]:  # both workers up and warm
-            f.result(timeout=60)
+            f.result(timeout=60).report()
         start = time.monotonic()
         futures = [pool.submit(_p("SLEEP 0.5", f"s{n}")) for n in range(4)]
-        assert all(f.result(timeout=60).verdict == "pass" for f in futures)
+        assert all(f.result(timeout=60).report().verdict == "pass" for f in futures)
         assert time.monotonic() - start < 1.9  # four half-second items on two workers
 
 
@@ -107,7 +107,7 @@ def test_close_cancels_queued_items_and_stops_every_worker() -> None:
     assert len(_workers() - before) >= 2
     pool.close()
     assert queued.cancelled()
-    assert all(f.result(timeout=5).details["error"] == "the pool was closed" for f in running)
+    assert all(f.result(timeout=5).report().details["error"] == "the pool was closed" for f in running)
     deadline = time.monotonic() + 10
     while _workers() - before:
         assert time.monotonic() < deadline, _workers() - before
@@ -118,8 +118,10 @@ def test_close_cancels_queued_items_and_stops_every_worker() -> None:
 
 def test_spawned_workers_get_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     with LocalPool(1, start_method="spawn", preload=("te",)) as pool:
-        report = pool.submit(Payload("te", "GIVEN:\n  a := 1\nGOAL: a\nANS: a\n", None, "t")).result(
-            timeout=120
+        report = (
+            pool.submit(Payload("te", "GIVEN:\n  a := 1\nGOAL: a\nANS: a\n", None, "t"))
+            .result(timeout=120)
+            .report()
         )
     assert report.engine == "te" and report.verdict in ("pass", "fail")
 
@@ -132,7 +134,7 @@ def test_front_end_reports_keep_the_item() -> None:
         assert report.engine_version.startswith("cotaudit/")
     assert timeout_report(payload, 2.5).verdict == "abstain"
     assert lost_report(payload, "x").verdict == "invalid"
-    assert execute(_p("BAD", "e"))["verdict"] == "fail"
+    assert execute(_p("BAD", "e")).verdict == "fail"
 
 
 def test_workers_do_not_keep_the_parents_sockets() -> None:
@@ -145,7 +147,7 @@ def test_workers_do_not_keep_the_parents_sockets() -> None:
     before = _workers()
     try:
         with LocalPool(1) as pool:
-            assert pool.submit(_p("ok", "x")).result(timeout=60).verdict == "pass"
+            assert pool.submit(_p("ok", "x")).result(timeout=60).report().verdict == "pass"
             (worker,) = _workers() - before
             held = set()
             for fd in os.listdir(f"/proc/{worker}/fd"):

@@ -85,7 +85,7 @@ def test_workers_start_while_another_thread_holds_an_import_lock(
         assert entered.wait(30), "the importing thread never got into the module"
         start = time.monotonic()
         with LocalPool(1, preload=("gated",)) as pool:
-            report = pool.submit(Payload("gated", "ok", None, "x")).result(timeout=60)
+            report = pool.submit(Payload("gated", "ok", None, "x")).result(timeout=60).report()
         elapsed = time.monotonic() - start
     finally:
         gate.set()
@@ -102,7 +102,7 @@ def test_a_worker_stuck_while_starting_is_found_in_seconds(
     monkeypatch.setattr(pool_module, "START_STALL", 1.0, raising=False)
     start = time.monotonic()
     with LocalPool(1, preload=("stuck",)) as pool:
-        report = pool.submit(Payload("slow", "ok", None, "x")).result(timeout=90)
+        report = pool.submit(Payload("slow", "ok", None, "x")).result(timeout=90).report()
     assert time.monotonic() - start < 90  # 3 stuck starts; the start timeout alone: 3 x 120 s
     assert report.verdict == "invalid" and report.details["reason"] == "pool"
     assert "no worker could start: a worker was stuck while starting" in report.details["error"]
@@ -114,8 +114,8 @@ def test_near_miss_a_busy_slow_start_is_not_stuck(tmp_path: Path, monkeypatch: p
     monkeypatch.setenv("COTAUDIT_TEST_BUSY", "3")
     monkeypatch.setattr(pool_module, "START_STALL", 1.0, raising=False)
     with LocalPool(1, preload=("busy",)) as pool:
-        report = pool.submit(Payload("slow", "PID", None, "x")).result(timeout=120)
-        again = pool.submit(Payload("slow", "PID", None, "y")).result(timeout=120)
+        report = pool.submit(Payload("slow", "PID", None, "x")).result(timeout=120).report()
+        again = pool.submit(Payload("slow", "PID", None, "y")).result(timeout=120).report()
     assert report.verdict == "pass"
     assert again.details["pid"] == report.details["pid"]  # the first worker, never replaced
 
@@ -128,18 +128,18 @@ def _double(text: str, *, path: str | None = None, item_id: str | None = None): 
 
 def test_engines_registered_after_the_pool_started_reach_new_workers() -> None:
     with LocalPool(1) as pool:
-        assert pool.submit(Payload("slow", "ok", None, "a")).result(timeout=60).verdict == "pass"
+        assert pool.submit(Payload("slow", "ok", None, "a")).result(timeout=60).report().verdict == "pass"
         api.register_engine("late", _double, (".late",))
-        pool.submit(Payload("slow", "EXIT", None, "b")).result(timeout=60)  # a fresh worker next
-        report = pool.submit(Payload("late", "ok", None, "c")).result(timeout=60)
+        pool.submit(Payload("slow", "EXIT", None, "b")).result(timeout=60).report()  # a fresh worker next
+        report = pool.submit(Payload("late", "ok", None, "c")).result(timeout=60).report()
     assert report.verdict == "fail" and report.engine == "slow"
 
 
 def test_a_callable_that_cannot_travel_is_reported_not_unknown() -> None:
     api.register_engine("closure", lambda text, **kw: _double(text, **kw), (".closure",))
     with LocalPool(1) as pool:
-        report = pool.submit(Payload("closure", "ok", None, "a")).result(timeout=60)
-        fine = pool.submit(Payload("slow", "ok", None, "b")).result(timeout=60)
+        report = pool.submit(Payload("closure", "ok", None, "a")).result(timeout=60).report()
+        fine = pool.submit(Payload("slow", "ok", None, "b")).result(timeout=60).report()
     assert report.verdict == "invalid" and report.details["reason"] == "engine_not_loadable"
     assert "cannot be sent to a worker process" in report.details["error"]
     assert "'module:function'" in report.details["error"]
@@ -162,16 +162,18 @@ def test_a_function_from_a_module_not_importable_by_name_is_loaded_from_its_file
     spec.loader.exec_module(module)
     api.register_engine("private", module.check, (".private",))
     with LocalPool(1) as pool:
-        report = pool.submit(Payload("private", "ok", None, "a")).result(timeout=60)
+        report = pool.submit(Payload("private", "ok", None, "a")).result(timeout=60).report()
     assert report.verdict == "pass" and report.details["pid"] != os.getpid()
 
 
 def test_workers_see_the_environment_of_now(monkeypatch: pytest.MonkeyPatch) -> None:
     with LocalPool(1) as pool:  # the fork server (if new) starts with the environment before
-        pool.submit(Payload("slow", "ok", None, "a")).result(timeout=60)
+        pool.submit(Payload("slow", "ok", None, "a")).result(timeout=60).report()
     monkeypatch.setenv("COTAUDIT_TEST_LATE_VAR", "set-later")
     with LocalPool(1) as pool:
-        report = pool.submit(Payload("slow", "ENV COTAUDIT_TEST_LATE_VAR", None, "b")).result(timeout=60)
+        report = (
+            pool.submit(Payload("slow", "ENV COTAUDIT_TEST_LATE_VAR", None, "b")).result(timeout=60).report()
+        )
     assert report.details["env"] == "set-later"
 
 
@@ -216,7 +218,7 @@ def test_a_fork_server_with_another_cotaudit_is_left_for_spawn(tmp_path: Path) -
         "register()\n"
         f"os.chdir({str(work)!r})\n"
         "with LocalPool(1) as pool:\n"
-        "    r = pool.submit(Payload('slow', 'PID', None, 'x')).result(timeout=120)\n"
+        "    r = pool.submit(Payload('slow', 'PID', None, 'x')).result(timeout=120).report()\n"
         "    method = pool._method\n"
         "print(r.verdict, r.details.get('pid') not in (None, os.getpid()), method)\n"
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,7 +13,9 @@ import pytest
 from batch.slow_engine import register, write_items
 from cotaudit.batch.runner import BatchOptions, make_backend, run_batch, scan_log
 from cotaudit.errors import InputError, UsageError
+from cotaudit.limits import Limits
 from cotaudit.report import read_run_log
+from cotaudit.report.runlog import header_line
 
 
 @pytest.fixture(autouse=True)
@@ -44,6 +47,10 @@ def test_reports_in_input_order_with_header(tmp_path: Path) -> None:
         "command": "batch",
         "input": (tmp_path / "in.jsonl").as_posix(),
         "engine": None,
+        "timeout": 60.0,
+        "time_limit": 60.0,
+        "memory_limit": 2048,
+        "timing": False,
     }
     assert [r.input.id for r in log.reports] == [*ids, "line-41"]
     assert log.reports[-1].verdict == "invalid"
@@ -83,6 +90,40 @@ def test_resume_refuses_another_input(tmp_path: Path) -> None:
         run_batch(_options(tmp_path, input=str(tmp_path / "other.jsonl"), resume=True))
     with pytest.raises(UsageError, match="must not be the input"):
         run_batch(_options(tmp_path, output=str(tmp_path / "in.jsonl")))
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            {"limits": Limits(wall_s=5.0)},
+            "written with --time-limit 60, not with --time-limit 5; resume with the same --time-limit",
+        ),
+        ({"limits": Limits(memory_mb=None)}, "with --memory-limit 2048, not with --memory-limit none"),
+        ({"timeout": None}, "written with --timeout 60, not with --timeout none"),
+        ({"engine": "slow"}, "written with --engine none, not with --engine 'slow'"),
+        ({"timing": True}, "written with --no-timing, not without --no-timing"),
+    ],
+)
+def test_resume_refuses_other_report_settings(
+    tmp_path: Path, change: dict[str, object], message: str
+) -> None:
+    write_items(tmp_path / "in.jsonl", ["ok", "ok"])
+    run_batch(_options(tmp_path))
+    before = (tmp_path / "out.jsonl").read_bytes()
+    with pytest.raises(UsageError, match=re.escape(message)):
+        run_batch(_options(tmp_path, resume=True, **change))
+    assert (tmp_path / "out.jsonl").read_bytes() == before  # refused before a byte was written
+    # near miss: what changes only where items run may differ
+    assert run_batch(_options(tmp_path, resume=True, workers=1)).resumed == 2
+
+
+def test_resume_refuses_a_log_that_does_not_record_its_limits(tmp_path: Path) -> None:
+    write_items(tmp_path / "in.jsonl", ["ok"])
+    config = {"command": "batch", "input": (tmp_path / "in.jsonl").as_posix(), "engine": None}
+    (tmp_path / "out.jsonl").write_text(header_line(config, version="0.1.0"))  # as written until now
+    with pytest.raises(UsageError, match="does not record its --timeout"):
+        run_batch(_options(tmp_path, resume=True))
 
 
 def test_resume_on_a_missing_output_starts_it(tmp_path: Path) -> None:

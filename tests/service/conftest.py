@@ -2,11 +2,17 @@
 
 The process runs the CLI through the slow test engine's launcher (so items can sleep, hang or
 kill their worker, and a write endpoint exists), binds 127.0.0.1, and is stopped with SIGTERM
-at the end; the fixture checks it stopped cleanly and left no worker behind.
+at the end; the fixture checks it stopped cleanly and left no process behind: every process
+below the server in the process tree (the fork server, its workers, what they started) is
+noted before the stop and must be gone after it. (Matching command lines would miss the
+workers: a fork server's children carry its command line, not the server's.)
 
-Every test server also fails any request that turns a report into a dict on the event loop
-(:data:`OFF_LOOP_GUARD` wraps ``cotaudit.service.core.report_dict``): a 40 MB report takes a
-second to serialise, and ``/v1/health`` must not wait for it, so that work belongs in a thread.
+Every test server also fails any request that turns a report into objects or objects into a
+report's JSON on the event loop or on the worker pool's dispatcher thread
+(:data:`OFF_LOOP_GUARD` wraps ``Report.to_dict`` and ``Report.from_dict``): a 40 MB report takes
+seconds to convert, and ``/v1/health`` must not wait for it. Reports arrive encoded from the
+workers and are only ever cut and copied as bytes there; a front-end report of a few hundred
+bytes (engine version ``cotaudit/...``: a timeout, a dead worker) may be made anywhere.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from batch.slow_engine import LAUNCHER, processes_mentioning
+from batch.slow_engine import LAUNCHER, alive, descendants
 
 httpx = pytest.importorskip("httpx", reason="the 'dev' extra is not installed")
 pytest.importorskip("fastapi", reason="the 'service' extra is not installed")
@@ -31,16 +37,29 @@ pytest.importorskip("fastapi", reason="the 'service' extra is not installed")
 TOKEN = "s3cret-token-for-tests"
 
 OFF_LOOP_GUARD = (
-    "import asyncio\n"
-    "import cotaudit.service.core as _core\n"
-    "_report_dict = _core.report_dict\n"
-    "def _off_the_loop(report):\n"
+    "import asyncio, threading\n"
+    "from cotaudit.report.model import Report as _Report\n"
+    "def _busy_thread():\n"
+    "    if threading.current_thread().name == 'cotaudit-pool':\n"
+    "        return 'the pool dispatcher thread'\n"
     "    try:\n"
     "        asyncio.get_running_loop()\n"
     "    except RuntimeError:\n"
-    "        return _report_dict(report)\n"
-    "    raise RuntimeError('a report was serialised on the event loop')\n"
-    "_core.report_dict = _off_the_loop\n"
+    "        return None\n"
+    "    return 'the event loop'\n"
+    "_to_dict, _from_dict = _Report.to_dict, _Report.from_dict.__func__\n"
+    "def _guarded_to_dict(self, *, timing=True):\n"
+    "    where = _busy_thread()\n"
+    "    if where is not None and not self.engine_version.startswith('cotaudit/'):\n"
+    "        raise RuntimeError('a report was serialised on ' + where)\n"
+    "    return _to_dict(self, timing=timing)\n"
+    "def _guarded_from_dict(cls, d):\n"
+    "    where = _busy_thread()\n"
+    "    if where is not None:\n"
+    "        raise RuntimeError('a report was rebuilt on ' + where)\n"
+    "    return _from_dict(cls, d)\n"
+    "_Report.to_dict = _guarded_to_dict\n"
+    "_Report.from_dict = classmethod(_guarded_from_dict)\n"
 )
 SERVER_LAUNCHER = LAUNCHER.replace(
     "from cotaudit.cli import main\n", OFF_LOOP_GUARD + "from cotaudit.cli import main\n"
@@ -53,10 +72,9 @@ class Server:
     url: str
     process: subprocess.Popen[bytes]
     token: str | None
-    marker: str
 
     def client(self, **kw: object) -> httpx.Client:
-        return httpx.Client(base_url=self.url, timeout=60.0, **kw)  # type: ignore[arg-type]
+        return httpx.Client(base_url=self.url, **{"timeout": 60.0, **kw})  # type: ignore[arg-type]
 
     @property
     def port(self) -> int:
@@ -75,36 +93,40 @@ def start_server(tmp: Path, *args: str, token: str | None = None) -> Server:
         env["COTAUDIT_API_TOKEN"] = token
     for _ in range(3):
         port = free_port()
-        marker = f"--request-timeout=45.{port}"  # a flag value no other process has: finds ours
         log = (tmp / f"server-{port}.log").open("wb")
-        cmd = [sys.executable, "-c", SERVER_LAUNCHER, "serve", "--port", str(port), marker, *args]
+        cmd = [sys.executable, "-c", SERVER_LAUNCHER, "serve", "--port", str(port), *args]
         proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=tmp)
         url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline and proc.poll() is None:
             try:
                 if httpx.get(url + "/v1/health", timeout=2).status_code == 200:
-                    return Server(url, proc, token, marker)
+                    return Server(url, proc, token)
             except httpx.TransportError:
                 pass
             time.sleep(0.1)
-        stop_server(Server(url, proc, token, marker), check=False)
+        stop_server(Server(url, proc, token), check=False)
     raise RuntimeError(f"the server did not start; see {tmp}")
 
 
-def stop_server(server: Server, *, check: bool = True) -> None:
+def stop_server(server: Server, *, check: bool = True, grace: float = 15.0) -> None:
+    """SIGTERM, then (``check``) exit code 0 and, within ``grace`` seconds, nothing left of what
+    was below it in the process tree."""
+    below = descendants(server.process.pid)  # noted while they still have the server above them
     if server.process.poll() is None:
         server.process.send_signal(signal.SIGTERM)
-    try:
-        code = server.process.wait(timeout=60)
-    except subprocess.TimeoutExpired:
+    deadline = time.monotonic() + 60
+    while server.process.poll() is None and time.monotonic() < deadline:
+        below |= descendants(server.process.pid)  # anything started while it shuts down, too
+        time.sleep(0.05)
+    if server.process.poll() is None:
         server.process.kill()
-        code = server.process.wait(timeout=10)
+    code = server.process.wait(timeout=10)
     if check:
         assert code == 0, f"the server exited with {code}"
-        deadline = time.monotonic() + 15
-        while processes_mentioning(server.marker):
-            assert time.monotonic() < deadline, f"left behind: {processes_mentioning(server.marker)}"
+        deadline = time.monotonic() + grace
+        while alive(below):
+            assert time.monotonic() < deadline, f"left behind: {sorted(alive(below))}"
             time.sleep(0.1)
 
 

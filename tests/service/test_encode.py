@@ -10,6 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cotaudit.report import Report
+from cotaudit.report.encoded import EncodedReport, encode_report
+from cotaudit.report.encoding import json_bytes
 from cotaudit.service.encode import (
     PIECE_NODES,
     TooLarge,
@@ -41,6 +44,7 @@ JSON = st.recursive(
 def test_encode_is_json_dumps_with_surrogates_escaped(obj: Any) -> None:
     data = encode(obj)
     assert data == reference(obj)
+    assert data == json_bytes(obj)  # one escaping for the wire and every writer
     assert json.loads(data.decode("utf-8")) == json.loads(json.dumps(obj))  # strict UTF-8, valid JSON
 
 
@@ -82,9 +86,14 @@ def _report(findings: int, detail_items: int = 0) -> dict[str, Any]:
         "verdict": "fail",
         "score": 0.0,
         "findings": [_finding(i) for i in range(findings)],
-        "details": {"verdict": "hard_fail", "graph": list(range(detail_items)), "summary": {"n": 1}},
+        "details": {"graph": list(range(detail_items)), "summary": {"n": 1}, "verdict": "hard_fail"},
         "timing_ms": 1.5,
     }
+
+
+def _encoded(report: dict[str, Any]) -> EncodedReport:
+    """``report`` as a worker sends it: canonical, encoded."""
+    return encode_report(Report.from_dict(report))
 
 
 def test_large_values_come_in_small_pieces() -> None:
@@ -112,10 +121,12 @@ def test_the_limit_stops_the_encoding_at_the_limit() -> None:
 
 def test_a_report_over_its_room_is_shortened_and_says_so() -> None:
     report = _report(3000, detail_items=100_000)
+    encoded = _encoded(report)
     whole = reference(report)
-    assert fit_report(report, len(whole)) == whole  # near miss: it fits, it is untouched
+    assert encoded.line() == whole  # the canonical form of this report is its plain encoding
+    assert fit_report(encoded, len(whole)) == whole  # near miss: it fits, it is untouched
     limit = 64 * 1024
-    data = fit_report(report, limit)
+    data = fit_report(encoded, limit)
     assert len(data) <= limit
     short = json.loads(data)
     for key in ("schema_version", "engine", "engine_version", "input", "verdict", "score", "timing_ms"):
@@ -126,25 +137,44 @@ def test_a_report_over_its_room_is_shortened_and_says_so() -> None:
     assert short["findings"] == report["findings"][: note["findings_kept"]]  # the leading ones
     assert short["details"]["verdict"] == "hard_fail" and short["details"]["summary"] == {"n": 1}
     assert "graph" not in short["details"] and note["details_total"] == 3 and note["details_kept"] == 2
-    assert fit_report(report, limit) == data  # deterministic
+    assert list(short["details"]) == ["summary", "verdict", "truncated"]  # canonical order, then ours
+    assert fit_report(encoded, limit) == data  # deterministic
     assert "input_kept" not in note
     with pytest.raises(TooLarge):  # not even the envelope fits
-        fit_report(report, 200)
+        fit_report(encoded, 200)
+
+
+def test_a_shortened_report_fills_its_room_and_no_more() -> None:
+    encoded = _encoded(_report(400))
+    one = len(encoded.line()) // 400  # about one finding
+    for limit in range(len(encoded.line()) - 3 * one, len(encoded.line()), 97):
+        data = fit_report(encoded, limit)
+        assert len(data) <= limit
+        assert limit - len(data) <= one + 16  # only what the next finding would not fit in
+        assert json.loads(data)["details"]["truncated"]["findings_kept"] < 400
+
+
+def test_an_entry_named_truncated_gives_way_to_the_note() -> None:
+    report = _report(200)
+    report["details"]["truncated"] = {"by": "the engine"}
+    short = json.loads(fit_report(_encoded(report), 4096))
+    assert short["details"]["truncated"]["reason"] == "response_too_large"
+    assert short["details"]["truncated"]["details_total"] == 4
 
 
 def test_a_huge_id_is_dropped_before_the_report_is_given_up() -> None:
     report = {**_report(10), "input": {"path": "p" * 50_000, "id": "i" * 50_000, "sha256": "ab" * 32}}
-    short = json.loads(fit_report(report, 4096))
+    short = json.loads(fit_report(_encoded(report), 4096))
     assert short["input"] == {"path": None, "id": None, "sha256": "ab" * 32}
     assert short["details"]["truncated"]["input_kept"] is False and short["verdict"] == "fail"
 
 
 def test_reports_share_a_budget_without_starving_the_later_ones() -> None:
-    big, small = _report(5000), _report(3)
+    big, small = _encoded(_report(5000)), _encoded(_report(3))
     limit = 200 * 1024
     parts = fit_reports([big, small, small, small], limit)
     assert sum(len(p) for p in parts) + 3 <= limit
     assert json.loads(parts[0])["details"]["truncated"]["findings_total"] == 5000
-    assert [p == reference(small) for p in parts[1:]] == [True, True, True]
+    assert [p == small.line() for p in parts[1:]] == [True, True, True]
     fitting = fit_reports([small, small], limit)  # near miss: everything fits, nothing changes
-    assert fitting == [reference(small), reference(small)]
+    assert fitting == [small.line(), small.line()]

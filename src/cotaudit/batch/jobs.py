@@ -5,9 +5,11 @@ item becomes an ``invalid`` report with the reason in ``details.error``. The dis
 uses :func:`timeout_report` (the item ran past its time limit: ``abstain``, since nothing was
 decided) and :func:`lost_report` (the worker process died under the item: ``invalid``).
 
-Items travel as :class:`Payload` tuples and reports come back as canonical R-1 dicts, so the
-same data crosses a pipe, a Ray object store or a thread boundary unchanged. :func:`worker_main`
-is the loop of a local worker process (:mod:`cotaudit.batch.pool`).
+Items travel as :class:`Payload` tuples and reports come back already encoded
+(:class:`~cotaudit.report.encoded.EncodedReport`: the canonical JSON bytes and a few offsets), so
+the same data crosses a pipe, a Ray object store or a thread boundary unchanged, and the process
+that receives a 40 MB report gets a few objects, not millions to unpickle and garbage-collect.
+:func:`worker_main` is the loop of a local worker process (:mod:`cotaudit.batch.pool`).
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from typing import Any, NamedTuple
 
 from cotaudit import api, limits
 from cotaudit.errors import CotauditError
-from cotaudit.report import Report, report_dict, sha256_text
+from cotaudit.report import Report, sha256_text
+from cotaudit.report.encoded import EncodedReport, encode_report
 
 
 class Payload(NamedTuple):
@@ -187,20 +190,20 @@ def preload(engines: Iterable[str]) -> None:
             continue  # reported per item when an item needs it
 
 
-def execute(payload: Payload, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The canonical R-1 dict for one item; never raises (front-end errors become ``invalid``)."""
+def execute(payload: Payload, options: Mapping[str, Any] | None = None) -> EncodedReport:
+    """The encoded R-1 report for one item; never raises (front-end errors become ``invalid``)."""
     item = payload.to_item()
     unloadable = _UNLOADABLE.get(payload.engine) if payload.error is None else None
     if unloadable is not None:
-        return report_dict(front_end_report(payload, "invalid", unloadable, reason="engine_not_loadable"))
+        return encode_report(front_end_report(payload, "invalid", unloadable, reason="engine_not_loadable"))
     try:
-        report = api.run_item(item, **dict(options or {}))
+        return encode_report(api.run_item(item, **dict(options or {})))
     except CotauditError as exc:  # unknown engine, missing dependency, bad option: per item
         report = front_end_report(payload, "invalid", str(exc), reason=type(exc).__name__)
-    except Exception as exc:  # a bug outside the engine: still one report, never a dead run
-        message = " ".join(str(exc).split()) or "(no message)"
+    except Exception as exc:  # a bug outside the engine (or a report JSON cannot hold): still one
+        message = " ".join(str(exc).split()) or "(no message)"  # report, never a dead run
         report = front_end_report(payload, "invalid", f"internal error: {type(exc).__name__}: {message}")
-    return report_dict(report)
+    return encode_report(report)
 
 
 def front_end_report(payload: Payload, verdict: str, error: str, *, reason: str | None = None) -> Report:
@@ -228,6 +231,11 @@ def timeout_report(payload: Payload, seconds: float) -> Report:
 def lost_report(payload: Payload, why: str) -> Report:
     """``invalid``: the worker process died while checking this item."""
     return front_end_report(payload, "invalid", f"worker process died: {why}", reason="worker_died")
+
+
+def pool_report(payload: Payload, why: str) -> EncodedReport:
+    """``invalid``, encoded: the pool could not run this item (it was closed or broke)."""
+    return encode_report(front_end_report(payload, "invalid", why, reason="pool"))
 
 
 def exit_description(exitcode: int | None) -> str:
@@ -322,8 +330,40 @@ def code_origin() -> str:
     return os.path.realpath(api.__file__)
 
 
+class Checker:
+    """What every worker process does, local or a Ray actor: its engines registered and loaded,
+    its address space capped (``memory_mb`` plus ``headroom_mb`` above what it maps once
+    loaded), then one item at a time.
+
+    :meth:`check` also says whether the worker should retire after the item: it has grown more
+    than the headroom since it started, so the cap would soon land on a normal item.
+    """
+
+    def __init__(
+        self,
+        registry: Iterable[RegisteredEngine],
+        engines: Iterable[str],
+        memory_mb: int | None,
+        headroom_mb: int = WORKER_HEADROOM_MB,
+    ) -> None:
+        ensure_registered(registry)
+        preload(engines)
+        self.headroom_mb = headroom_mb
+        self.base = mapped_bytes()
+        if memory_mb is not None:
+            limits.limit_process_memory(memory_mb + headroom_mb)
+
+    def check(self, payload: Payload, options: Mapping[str, Any] | None) -> tuple[EncodedReport, bool]:
+        """The item's encoded report, and whether this worker should now retire."""
+        report = execute(payload, options)
+        now = mapped_bytes()
+        retiring = self.base is not None and now is not None and now - self.base > self.headroom_mb << 20
+        return report, retiring
+
+
 def worker_main(conn: Connection, setup: WorkerSetup) -> None:
-    """The child's loop: ``(payload, options)`` in, ``("report", dict, retiring)`` out, ``None`` stops.
+    """The child's loop: ``(payload, options)`` in, ``("report", EncodedReport, retiring)`` out,
+    ``None`` stops.
 
     The first message is ``("ready", pid, where)``, once the engines are loaded; ``where`` is
     the file this worker's :mod:`cotaudit.api` came from, so the pool can tell a worker running
@@ -337,11 +377,7 @@ def worker_main(conn: Connection, setup: WorkerSetup) -> None:
     if setup.environ is not None:
         os.environ.clear()
         os.environ.update(setup.environ)
-    ensure_registered(setup.registry)
-    preload(setup.engines)
-    base = mapped_bytes()
-    if setup.memory_mb is not None:
-        limits.limit_process_memory(setup.memory_mb + setup.headroom_mb)
+    checker = Checker(setup.registry, setup.engines, setup.memory_mb, setup.headroom_mb)
     conn.send(("ready", os.getpid(), code_origin()))
     while True:
         try:
@@ -351,9 +387,7 @@ def worker_main(conn: Connection, setup: WorkerSetup) -> None:
         if message is None:
             return
         payload, options = message
-        report = execute(payload, options)
-        now = mapped_bytes()
-        retiring = base is not None and now is not None and now - base > setup.headroom_mb << 20
+        report, retiring = checker.check(payload, options)
         conn.send(("report", report, retiring))
         if retiring:
             return

@@ -18,6 +18,11 @@ clock stops while it sleeps is stuck and replaced after :data:`START_STALL` seco
 the :data:`START_TIMEOUT` of last resort. A worker dies with its parent (``PR_SET_PDEATHSIG``;
 the fork server exits with this process) and exits when its pipe closes, so killing the pool's
 process never leaves workers behind.
+
+Reports come back encoded (:class:`~cotaudit.report.encoded.EncodedReport`), and the futures
+resolve to them as they arrived: the dispatcher thread never rebuilds a report's objects (a
+40 MB report as dicts took it half a second of GIL and left the collector pausing the whole
+process for seconds), and its own reports (timeouts, lost workers) are a few hundred bytes.
 """
 
 from __future__ import annotations
@@ -41,14 +46,15 @@ from cotaudit.batch.jobs import (
     WorkerSetup,
     code_origin,
     exit_description,
-    front_end_report,
     lost_report,
+    pool_report,
     registry_snapshot,
     timeout_report,
     worker_main,
 )
 from cotaudit.limits import DEFAULT_MEMORY_MB
 from cotaudit.report import Report
+from cotaudit.report.encoded import EncodedReport, encode_report
 
 START_TIMEOUT = 120.0  # last resort: a worker that keeps busy starting but never gets ready
 START_STALL = 10.0  # a starting worker asleep this long without using any CPU is stuck
@@ -95,7 +101,7 @@ class _Job:
     def __init__(self, payload: Payload, options: Mapping[str, Any] | None) -> None:
         self.payload = payload
         self.options = dict(options or {})
-        self.future: Future[Report] = Future()
+        self.future: Future[EncodedReport] = Future()
 
 
 class _Worker:
@@ -114,7 +120,7 @@ class _Worker:
 
 
 class LocalPool:
-    """``workers`` processes checking items; :meth:`submit` returns a future R-1 report.
+    """``workers`` processes checking items; :meth:`submit` returns a future encoded R-1 report.
 
     ``timeout`` is the per-item limit in seconds (``None``: no limit). ``preload`` names
     engines each worker imports before it takes its first item. ``memory_mb`` is the per-item
@@ -166,12 +172,12 @@ class LocalPool:
 
     # ------------------------------------------------------------------ public side
 
-    def submit(self, payload: Payload, options: Mapping[str, Any] | None = None) -> Future[Report]:
+    def submit(self, payload: Payload, options: Mapping[str, Any] | None = None) -> Future[EncodedReport]:
         """Queue one item; the future resolves to its report (never to an exception)."""
         job = _Job(payload, options)
         with self._lock:
             if self._broken is not None:  # the dispatcher failed: report, do not raise
-                job.future.set_result(front_end_report(payload, "invalid", self._broken, reason="pool"))
+                job.future.set_result(pool_report(payload, self._broken))
                 return job.future
             if self._closing:
                 raise RuntimeError("the pool is closed")
@@ -299,10 +305,10 @@ class LocalPool:
             w.ready = True
             self._start_failures = 0
             return
-        _, report, retiring = message  # ("report", dict, retiring)
+        _, report, retiring = message  # ("report", EncodedReport, retiring): passed on as it is
         job, w.job = w.job, None
         if job is not None:
-            self._finish(job, Report.from_dict(report))
+            self._finish(job, report)
         if retiring:  # it grew past its headroom (jobs.WORKER_HEADROOM_MB) and has exited
             self._replace(w, None)
 
@@ -366,18 +372,18 @@ class LocalPool:
             if self._broken is None:
                 job.future.cancel()
             elif job.future.set_running_or_notify_cancel():
-                job.future.set_result(front_end_report(job.payload, "invalid", self._broken, reason="pool"))
+                job.future.set_result(pool_report(job.payload, self._broken))
 
     def _replace(self, w: _Worker, report: Report | None) -> None:
         """Kill ``w`` (and its process group), resolve its item with ``report``, start a new one."""
         self._kill(w)
         job, w.job = w.job, None
         if job is not None and report is not None:
-            self._finish(job, report)
+            self._finish(job, encode_report(report))
         index = self._slots.index(w)
         self._slots[index] = self._spawn() if self._broken is None and not self._closing else w
 
-    def _finish(self, job: _Job, report: Report) -> None:
+    def _finish(self, job: _Job, report: EncodedReport) -> None:
         with self._lock:
             self._busy -= 1
         job.future.set_result(report)
@@ -400,7 +406,7 @@ class LocalPool:
         why = self._broken or "the pool was closed"
         for w in self._slots:
             if w.job is not None:
-                self._finish(w.job, front_end_report(w.job.payload, "invalid", why, reason="pool"))
+                self._finish(w.job, pool_report(w.job.payload, why))
                 w.job = None
             with contextlib.suppress(OSError):
                 w.conn.send(None)

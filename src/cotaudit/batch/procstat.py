@@ -3,7 +3,8 @@
 A worker that never becomes ready is told apart from a slow one by its CPU clock, not by a long
 start timeout: importing engines burns CPU (or waits on the disk), a worker blocked on a lock it
 will never get sleeps with its clock stopped. :func:`sample` reads ``/proc/<pid>/stat`` of the
-worker and of every process in its group (children it started, such as te's SymPy process).
+worker and of every process in its group (children it started, such as te's SymPy process);
+:func:`sample_thread` reads one thread of this process (a Ray actor's starting thread).
 """
 
 from __future__ import annotations
@@ -20,8 +21,12 @@ class Sample(NamedTuple):
 
 
 def _fields(pid: int | str) -> list[str] | None:
+    return _stat_fields(f"/proc/{pid}/stat")
+
+
+def _stat_fields(path: str) -> list[str] | None:
     try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
+        with open(path, "rb") as fh:
             raw = fh.read()
     except OSError:
         return None
@@ -49,3 +54,12 @@ def sample(pid: int) -> Sample | None:
         ticks += int(fields[11]) + int(fields[12])
         asleep = asleep and fields[0] in ("S", "Z")
     return Sample(ticks, asleep)
+
+
+def sample_thread(tid: int) -> Sample | None:
+    """The :class:`Sample` of one thread of this process (``threading.get_native_id()``): its own
+    CPU clock and state, not those of the threads beside it (a Ray worker's keep busy)."""
+    fields = _stat_fields(f"/proc/self/task/{tid}/stat")
+    if fields is None or len(fields) < 13:
+        return None
+    return Sample(int(fields[11]) + int(fields[12]), fields[0] == "S")

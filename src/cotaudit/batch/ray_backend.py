@@ -23,21 +23,26 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any
 
+from cotaudit.batch import jobs, procstat
 from cotaudit.batch.jobs import (
+    Checker,
     Payload,
     RegisteredEngine,
-    ensure_registered,
-    execute,
-    front_end_report,
     lost_report,
-    preload,
+    pool_report,
     registry_snapshot,
     timeout_report,
 )
 from cotaudit.errors import MissingDependency
+from cotaudit.limits import DEFAULT_MEMORY_MB
 from cotaudit.report import Report
+from cotaudit.report.encoded import EncodedReport, encode_report
 
-START_TIMEOUT = 300.0  # a new actor on a busy cluster
+START_TIMEOUT = 300.0  # last resort: an actor Ray cannot place, on a busy cluster
+START_STALL = 10.0  # a starting actor whose start thread sleeps this long without CPU is stuck
+SAMPLE_EVERY = 0.5  # seconds between two questions to a starting actor
+MAX_START_FAILURES = 3  # failed starts in a row before a slot is given up
+PROBE_GROUP = "probe"  # the actor's concurrency group for progress(), beside the default one
 # Items queued on each actor: the next one starts while the driver collects the last, which
 # hides Ray's round trip (about 2 ms here) behind the work.
 DEPTH = 2
@@ -59,17 +64,40 @@ def _ray(*, local: bool = False) -> Any:
 
 
 class CheckActor:
-    """One Ray worker: engines loaded once, then one item per ``run`` call."""
+    """One Ray worker: :meth:`start` loads the engines and caps the memory, then one item per
+    :meth:`run`; :meth:`progress` (in :data:`PROBE_GROUP`) answers while :meth:`start` runs."""
 
-    def __init__(self, snapshot: tuple[RegisteredEngine, ...], engines: tuple[str, ...]) -> None:
-        ensure_registered(snapshot)
-        preload(engines)
+    def __init__(self) -> None:
+        self._checker: Checker | None = None
+        self._starter: int | None = None  # the native id of the thread running start()
 
-    def ready(self) -> int:
+    def start(
+        self,
+        snapshot: tuple[RegisteredEngine, ...],
+        engines: tuple[str, ...],
+        memory_mb: int | None,
+        headroom_mb: int,
+    ) -> int:
+        self._starter = threading.get_native_id()
+        try:
+            # A Ray worker maps the shared object store when it connects (VMS about 8 GiB here,
+            # for a 6.7 GiB store), before this: the cap is set above it and leaves it usable.
+            self._checker = Checker(snapshot, engines, memory_mb, headroom_mb)
+        finally:
+            self._starter = None
         return os.getpid()
 
-    def run(self, payload: Payload, options: dict[str, Any]) -> dict[str, Any]:
-        return execute(payload, options)
+    def progress(self) -> procstat.Sample | None:
+        """The CPU clock and state of the thread running :meth:`start` (``None``: not starting,
+        or no /proc to tell)."""
+        starter = self._starter
+        return procstat.sample_thread(starter) if starter is not None else None
+
+    def run(self, payload: Payload, options: dict[str, Any]) -> tuple[EncodedReport, bool]:
+        """The item's encoded report, and whether this actor should retire now."""
+        if self._checker is None:
+            raise RuntimeError("the actor was not started")
+        return self._checker.check(payload, options)
 
 
 class _Job:
@@ -78,31 +106,54 @@ class _Job:
     def __init__(self, payload: Payload, options: Mapping[str, Any] | None) -> None:
         self.payload = payload
         self.options = dict(options or {})
-        self.future: Future[Report] = Future()
+        self.future: Future[EncodedReport] = Future()
 
 
 class _Slot:
-    """One actor and what it holds: the ``ready()`` call while it starts, then up to ``DEPTH``
+    """One actor and what it holds: the ``start()`` call while it starts, then up to ``DEPTH``
     items (run in order by the actor; the clock runs for the head only)."""
 
-    __slots__ = ("actor", "deadline", "inflight", "starting")
+    __slots__ = (
+        "actor",
+        "deadline",
+        "failures",
+        "inflight",
+        "probe",
+        "progress_at",
+        "sampled_at",
+        "starting",
+        "ticks",
+    )
 
-    def __init__(self, actor: Any) -> None:
-        self.actor = actor
-        self.starting: Any = actor.ready.remote()
+    def __init__(self, actor: Any, starting: Any) -> None:
+        self.failures = 0  # failed starts in a row
         self.inflight: deque[tuple[Any, _Job]] = deque()
-        self.deadline = time.monotonic() + START_TIMEOUT
+        self.restart(actor, starting)
+
+    def restart(self, actor: Any, starting: Any) -> None:
+        self.actor = actor
+        self.starting: Any = starting
+        now = time.monotonic()
+        self.deadline = now + START_TIMEOUT
+        self.probe: Any = None  # an unanswered progress() call
+        self.sampled_at = now
+        self.ticks = -1  # CPU clock ticks of the start thread when last seen to change
+        self.progress_at = now
 
     @property
     def head(self) -> Any:
-        """The call to wait for: ``ready()``, the oldest item, or ``None`` when idle."""
+        """The call to wait for: ``start()``, the oldest item, or ``None`` when idle."""
         if self.starting is not None:
             return self.starting
         return self.inflight[0][0] if self.inflight else None
 
 
 class RayPool:
-    """``workers`` Ray actors checking items; :meth:`submit` returns a future R-1 report."""
+    """``workers`` Ray actors checking items; :meth:`submit` returns a future encoded R-1 report.
+
+    ``memory_mb`` is the per-item memory budget; it also caps each actor's address space, as
+    on :class:`~cotaudit.batch.pool.LocalPool` (``None``: no cap).
+    """
 
     def __init__(
         self,
@@ -111,6 +162,7 @@ class RayPool:
         address: str | None = None,
         timeout: float | None = None,
         preload: Sequence[str] = (),
+        memory_mb: int | None = DEFAULT_MEMORY_MB,
     ) -> None:
         ray = _ray(local=address is None)
         self._ray = ray
@@ -126,11 +178,11 @@ class RayPool:
             else:
                 kwargs["address"] = address
             ray.init(**kwargs)
-        # Callables travel by reference or as their file (jobs.ShippedCallable); one a Ray worker
-        # cannot load (a lambda, a file on another machine) is reported per item, not unknown.
-        self._snapshot = registry_snapshot()
         self._engines = tuple(preload)
-        self._actor_class = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(CheckActor)
+        self._memory_mb = memory_mb
+        self._actor_class = ray.remote(
+            num_cpus=1, max_restarts=0, max_task_retries=0, concurrency_groups={PROBE_GROUP: 1}
+        )(CheckActor)
         self._lock = threading.Lock()
         self._queue: deque[_Job] = deque()
         self._busy = 0
@@ -141,14 +193,14 @@ class RayPool:
         self._thread = threading.Thread(target=self._run, name="cotaudit-ray", daemon=True)
         self._thread.start()
 
-    def submit(self, payload: Payload, options: Mapping[str, Any] | None = None) -> Future[Report]:
+    def submit(self, payload: Payload, options: Mapping[str, Any] | None = None) -> Future[EncodedReport]:
         """Queue one item; the future resolves to its report (never to an exception)."""
         job = _Job(payload, options)
         with self._lock:
             if self._closing:
                 raise RuntimeError("the Ray backend is closed")
             if self._broken is not None:
-                job.future.set_result(front_end_report(payload, "invalid", self._broken, reason="pool"))
+                job.future.set_result(pool_report(payload, self._broken))
                 return job.future
             self._queue.append(job)
         self._wake.set()
@@ -178,13 +230,20 @@ class RayPool:
 
     # ------------------------------------------------------------------ dispatcher thread
 
-    def _new_slot(self) -> _Slot:
-        return _Slot(self._actor_class.remote(self._snapshot, self._engines))
+    def _start_actor(self) -> tuple[Any, Any]:
+        """A new actor and its ``start()`` call (the registry and headroom as of now).
+
+        Callables travel by reference or as their file (jobs.ShippedCallable); one a Ray worker
+        cannot load (a lambda, a file on another machine) is reported per item, not unknown.
+        """
+        actor = self._actor_class.remote()
+        args = (registry_snapshot(), self._engines, self._memory_mb, jobs.WORKER_HEADROOM_MB)
+        return actor, actor.start.remote(*args)
 
     def _run(self) -> None:
         try:
-            self._slots = [self._new_slot() for _ in range(self.workers)]
-            while not self._closing:
+            self._slots = [_Slot(*self._start_actor()) for _ in range(self.workers)]
+            while not self._closing and self._broken is None:
                 self._assign()
                 heads = [s.head for s in self._slots if s.head is not None]
                 if not heads:
@@ -233,48 +292,94 @@ class RayPool:
             ref, slot.starting = slot.starting, None
             try:
                 self._ray.get(ref)
-            except Exception as exc:  # the actor could not start: the run cannot go on
+            except Exception as exc:  # the actor could not start: another one takes the slot
                 message = " ".join(str(exc).split())[:300]
-                raise RuntimeError(f"a Ray worker failed to start: {type(exc).__name__}: {message}") from None
+                self._start_failed(slot, f"a Ray worker failed to start: {type(exc).__name__}: {message}")
+                return
+            slot.failures = 0
             return
         ref, job = slot.inflight.popleft()
         slot.deadline = self._item_deadline()  # the next item starts now
         try:
-            result = self._ray.get(ref)
+            report, retiring = self._ray.get(ref)
         except Exception as exc:  # RayActorError, ActorDiedError, RayTaskError ...
             message = " ".join(str(exc).split())[:300]
             self._replace(slot)
             self._finish(job, lost_report(job.payload, f"{type(exc).__name__}: {message}"))
             return
-        self._finish(job, Report.from_dict(result))
+        self._finish(job, report)
+        if retiring:  # grown past its headroom (jobs.WORKER_HEADROOM_MB): a fresh actor goes on
+            self._replace(slot)
 
     def _expire(self) -> None:
         now = time.monotonic()
-        for slot in self._slots:
+        for slot in list(self._slots):
+            if slot.starting is not None:
+                why = self._start_problem(slot, now)
+                if why is not None:
+                    self._start_failed(slot, why)
+                continue
             if slot.head is None or slot.deadline > now:
                 continue
-            if slot.starting is not None:
-                raise RuntimeError(f"a Ray worker did not start within {START_TIMEOUT:g} s")
             _, job = slot.inflight.popleft()
             self._replace(slot)
             self._finish(job, timeout_report(job.payload, self.timeout or 0.0))
+
+    def _start_problem(self, slot: _Slot, now: float) -> str | None:
+        """Why a starting actor will not become ready, or ``None`` while it gets somewhere."""
+        if now >= slot.deadline:
+            return f"a Ray worker did not start within {START_TIMEOUT:g} s"
+        if slot.probe is None:
+            if now - slot.sampled_at >= SAMPLE_EVERY:
+                slot.probe = slot.actor.progress.options(concurrency_group=PROBE_GROUP).remote()
+                slot.sampled_at = now
+            return None
+        answered, _ = self._ray.wait([slot.probe], num_returns=1, timeout=0)
+        if not answered:  # not placed or not up yet: only the start timeout can tell
+            return None
+        probe, slot.probe = slot.probe, None
+        try:
+            seen = self._ray.get(probe)
+        except Exception:  # the actor died: its start() call says how
+            return None
+        if seen is None or seen.ticks != slot.ticks or not seen.asleep:
+            slot.ticks = seen.ticks if seen is not None else -1
+            slot.progress_at = now
+            return None
+        if now - slot.progress_at >= START_STALL:
+            return f"a Ray worker was stuck while starting (asleep without CPU time for {START_STALL:g} s)"
+        return None
+
+    def _start_failed(self, slot: _Slot, why: str) -> None:
+        """Replace a slot's actor that did not start; give the slot up after too many in a row,
+        and the run's remaining items once no slot is left."""
+        slot.failures += 1
+        slot.starting = None
+        with contextlib.suppress(Exception):
+            self._ray.kill(slot.actor, no_restart=True)
+        if slot.failures < MAX_START_FAILURES:
+            slot.restart(*self._start_actor())
+            return
+        self._slots.remove(slot)
+        if not self._slots:
+            with self._lock:
+                self._broken = f"no Ray worker could start: {why}"
 
     def _replace(self, slot: _Slot) -> None:
         """Kill the slot's actor and start another; items queued behind the head go back in line."""
         with contextlib.suppress(Exception):
             self._ray.kill(slot.actor, no_restart=True)
         with self._lock:
-            for _, job in reversed(slot.inflight):  # never started: they run again, once
+            for _, job in reversed(slot.inflight):  # run again, once: only this run's report counts
                 self._queue.appendleft(job)
                 self._busy -= 1
         slot.inflight.clear()
-        fresh = self._new_slot()
-        slot.actor, slot.starting, slot.deadline = fresh.actor, fresh.starting, fresh.deadline
+        slot.restart(*self._start_actor())
 
-    def _finish(self, job: _Job, report: Report) -> None:
+    def _finish(self, job: _Job, report: Report | EncodedReport) -> None:
         with self._lock:
             self._busy -= 1
-        job.future.set_result(report)
+        job.future.set_result(report if isinstance(report, EncodedReport) else encode_report(report))
 
     def _shutdown(self) -> None:
         with self._lock:
@@ -285,10 +390,10 @@ class RayPool:
             if self._broken is None and job.future.cancel():
                 continue
             if job.future.running() or job.future.set_running_or_notify_cancel():
-                job.future.set_result(front_end_report(job.payload, "invalid", why, reason="pool"))
+                job.future.set_result(pool_report(job.payload, why))
         for slot in self._slots:
             for _, job in slot.inflight:
-                self._finish(job, front_end_report(job.payload, "invalid", why, reason="pool"))
+                self._finish(job, pool_report(job.payload, why))
             slot.inflight.clear()
             with contextlib.suppress(Exception):
                 self._ray.kill(slot.actor, no_restart=True)

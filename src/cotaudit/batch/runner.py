@@ -23,18 +23,20 @@ from cotaudit.batch.jobs import Payload
 from cotaudit.batch.progress import Progress
 from cotaudit.errors import InputError, UsageError
 from cotaudit.limits import Limits
-from cotaudit.report import Report, RunLogWriter
+from cotaudit.report import RunLogWriter
+from cotaudit.report.encoded import EncodedReport, encode_report
 
 BACKENDS = ("local", "ray")
 DEFAULT_LIMITS = Limits()
 
 
 class Backend(Protocol):
-    """Where items run: :class:`~cotaudit.batch.pool.LocalPool` or the Ray backend."""
+    """Where items run: :class:`~cotaudit.batch.pool.LocalPool` or the Ray backend. Reports come
+    back encoded, as the workers made them (the run log writes their bytes as they are)."""
 
     workers: int
 
-    def submit(self, payload: Payload, options: Mapping[str, Any] | None = None) -> Future[Report]: ...
+    def submit(self, payload: Payload, options: Mapping[str, Any] | None = None) -> Future[EncodedReport]: ...
 
     def close(self) -> None: ...
 
@@ -83,12 +85,54 @@ def make_backend(options: BatchOptions, preload: tuple[str, ...] = ()) -> Backen
     if options.backend == "ray":
         from cotaudit.batch.ray_backend import RayPool
 
-        return RayPool(options.workers, address=options.ray_address, timeout=options.timeout, preload=preload)
+        return RayPool(
+            options.workers,
+            address=options.ray_address,
+            timeout=options.timeout,
+            preload=preload,
+            memory_mb=options.limits.memory_mb,
+        )
     raise UsageError(f"unknown backend {options.backend!r} (choose from {', '.join(BACKENDS)})")
 
 
 def _config(options: BatchOptions) -> dict[str, Any]:
-    return {"command": "batch", "input": Path(options.input).as_posix(), "engine": options.engine}
+    """The run log's header config: everything that decides what the reports say."""
+    return {
+        "command": "batch",
+        "input": Path(options.input).as_posix(),
+        "engine": options.engine,
+        "timeout": options.timeout,
+        "time_limit": options.limits.wall_s,
+        "memory_limit": options.limits.memory_mb,
+        "timing": options.timing,
+    }
+
+
+# Header keys a resumed run must match (the reports would differ otherwise), with how the
+# refusal names them; workers, backend and Ray address change where items run, not their reports.
+RESUME_MUST_MATCH = {
+    "input": "input",
+    "engine": "--engine",
+    "timeout": "--timeout",
+    "time_limit": "--time-limit",
+    "memory_limit": "--memory-limit",
+    "timing": "--no-timing",
+}
+
+
+def _setting(key: str, value: Any) -> str:
+    """``for input 'in.jsonl'``, ``with --time-limit 60``, ``with --memory-limit none``, ..."""
+    if key == "input":
+        return f"for input {value!r}"
+    if key == "timing":
+        return "without --no-timing" if value else "with --no-timing"
+    if value is None:
+        shown = "none"
+    elif isinstance(value, float):
+        shown = f"{value:g}"
+    else:
+        shown = repr(value) if isinstance(value, str) else str(value)
+    return f"with {RESUME_MUST_MATCH[key]} {shown}"
 
 
 def scan_log(path: Path) -> tuple[dict[str, Any], set[str], Counter[str]]:
@@ -127,13 +171,19 @@ def _prepare_output(options: BatchOptions) -> tuple[set[str], Counter[str]]:
     header, ids, verdicts = scan_log(out)
     if header.get("kind") != "header":
         raise InputError(out.as_posix(), "not a cotaudit run log (no header line)")
-    had = header.get("config") or {}
+    had = header.get("config")
+    had = had if isinstance(had, dict) else {}
     want = _config(options)
-    for key in ("input", "engine"):
-        if had.get(key) != want[key]:
+    for key, name in RESUME_MUST_MATCH.items():
+        if key not in had:  # a log from before this setting was recorded: cannot tell
             raise UsageError(
-                f"{out.as_posix()} was written for {key} {had.get(key)!r}, not {want[key]!r}; "
-                "resume with the same input and --engine"
+                f"{out.as_posix()} does not record its {name}, so its reports may not match this "
+                "run's; start a new run log"
+            )
+        if had[key] != want[key]:
+            raise UsageError(
+                f"{out.as_posix()} was written {_setting(key, had[key])}, not {_setting(key, want[key])}; "
+                f"resume with the same {name}"
             )
     return ids, verdicts
 
@@ -165,13 +215,13 @@ def run_batch(
         try:
             window = max(16, 8 * runner.workers)
             check_options = {"limits": options.limits}
-            pending: deque[Future[Report]] = deque()
+            pending: deque[Future[EncodedReport]] = deque()
             for item in items:
                 if item.item_id in done_ids:
                     continue
                 if item.error is not None:
-                    future: Future[Report] = Future()
-                    future.set_result(api.run_item(item))
+                    future: Future[EncodedReport] = Future()
+                    future.set_result(encode_report(api.run_item(item)))
                 else:
                     future = runner.submit(Payload.of(item), check_options)
                 pending.append(future)
@@ -205,7 +255,9 @@ def _open_log(options: BatchOptions) -> RunLogWriter:
         raise UsageError(f"{options.output}: cannot write ({exc.strerror or type(exc).__name__})") from None
 
 
-def _drain(pending: deque[Future[Report]], writer: RunLogWriter, progress: Progress, *, keep: int) -> None:
+def _drain(
+    pending: deque[Future[EncodedReport]], writer: RunLogWriter, progress: Progress, *, keep: int
+) -> None:
     """Write finished reports from the head: wait while more than ``keep`` are in flight."""
     while pending and (len(pending) > keep or pending[0].done()):
         report = pending.popleft().result()

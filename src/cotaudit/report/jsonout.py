@@ -13,7 +13,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from cotaudit.report.encoding import escape_surrogates
+from cotaudit.report.encoding import compact_json, escape_surrogates
 from cotaudit.report.model import Report
 
 
@@ -52,7 +52,7 @@ def dumps(obj: Any) -> str:
 
 def dumps_compact(obj: Any) -> str:
     """One-line JSON without spaces and without a newline (for JSONL); surrogates as in :func:`dumps`."""
-    return escape_surrogates(json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False))
+    return escape_surrogates(compact_json(obj))
 
 
 def render_json(reports: Sequence[Report], *, single: bool = False, timing: bool = True) -> str:

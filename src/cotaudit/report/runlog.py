@@ -5,8 +5,11 @@
 {"schema_version":1,"engine":"te",...}
 ```
 An interrupted run resumes by reading the ids already written (:func:`completed_ids`) and
-appending with ``RunLogWriter(path, ..., resume=True)``. A last line cut off mid-write (no
-final newline, not valid JSON) is tolerated: readers ignore it and a resuming writer drops it.
+appending with ``RunLogWriter(path, ..., resume=True)``. A report line is
+:meth:`~cotaudit.report.encoded.EncodedReport.line`: the writer takes a :class:`Report` or the
+:class:`~cotaudit.report.encoded.EncodedReport` a worker sent, whose bytes it writes as they are.
+A last line cut off mid-write (no final newline, not valid JSON) is tolerated: readers ignore it
+and a resuming writer drops it.
 """
 
 from __future__ import annotations
@@ -19,8 +22,9 @@ from types import TracebackType
 from typing import IO, Any, NamedTuple
 
 from cotaudit.errors import InputError
-from cotaudit.report.encoding import ENCODE_ERRORS
-from cotaudit.report.jsonout import dumps_compact, report_dict
+from cotaudit.report.encoded import EncodedReport, encode_report
+from cotaudit.report.encoding import utf8_bytes
+from cotaudit.report.jsonout import dumps_compact
 from cotaudit.report.model import SCHEMA_VERSION, Report, ReportFormatError
 
 HEADER_KIND = "header"
@@ -42,7 +46,7 @@ def header_line(config: Mapping[str, Any], *, version: str) -> str:
 
 def report_line(report: Report, *, timing: bool = True) -> str:
     """One report as one compact JSON line (with its newline)."""
-    return dumps_compact(report_dict(report, timing=timing)) + "\n"
+    return encode_report(report).line(timing=timing).decode("utf-8") + "\n"
 
 
 def render_run_log(
@@ -155,12 +159,9 @@ class RunLogWriter:
         if resume and self.path.exists() and self.path.stat().st_size > 0:
             self.resumed_ids = completed_ids(self.path)
             write_header = not self._repair_tail()
-        mode = "a" if resume else "w"
-        self._fh: IO[str] = open(  # noqa: SIM115
-            self.path, mode, encoding="utf-8", errors=ENCODE_ERRORS, newline="\n"
-        )
+        self._fh: IO[bytes] = open(self.path, "ab" if resume else "wb")  # noqa: SIM115
         if write_header:
-            self._fh.write(header_line(config, version=version))
+            self._fh.write(utf8_bytes(header_line(config, version=version)))
             self._fh.flush()
 
     def _repair_tail(self) -> bool:
@@ -177,8 +178,9 @@ class RunLogWriter:
                     fh.write(b"\n")
         return bool(data.strip())
 
-    def write(self, report: Report) -> None:
-        self._fh.write(report_line(report, timing=self.timing))
+    def write(self, report: Report | EncodedReport) -> None:
+        encoded = report if isinstance(report, EncodedReport) else encode_report(report)
+        self._fh.write(encoded.line(timing=self.timing) + b"\n")
         self._fh.flush()
 
     def close(self) -> None:

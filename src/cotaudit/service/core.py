@@ -2,9 +2,11 @@
 
 Items run in a :class:`~cotaudit.batch.pool.LocalPool` (processes killed at the item time
 limit), so a trace that makes an engine spin costs one worker for ``item_timeout`` seconds and
-never a hung service. Answers are encoded in a small thread pool, never on the event loop
-(a 40 MB report takes a second to turn into JSON; ``/v1/health`` must not wait for it), and
-to at most ``max_response_bytes`` (:mod:`cotaudit.service.encode`). Errors a client can cause
+never a hung service. Reports come back from the workers already encoded
+(:class:`~cotaudit.report.encoded.EncodedReport`) and are never rebuilt as objects here: a
+40 MB report as dicts cost seconds of GIL and garbage collection, and ``/v1/health`` must not
+wait for that. Answers are put together from those bytes in a small thread pool, never on the
+event loop, to at most ``max_response_bytes`` (:mod:`cotaudit.service.encode`). Errors a client can cause
 are :class:`ServiceError` with an HTTP status and a stable ``code``; the app turns them into
 ``{"error": {"status", "code", "message"}}``.
 """
@@ -18,10 +20,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from cotaudit import __version__, api, codes
-from cotaudit.batch.jobs import Payload
+from cotaudit.batch.jobs import Payload, execute
 from cotaudit.batch.pool import LocalPool
 from cotaudit.errors import EngineUnavailable, UnknownEngine
-from cotaudit.report import Report, report_dict
+from cotaudit.report.encoded import EncodedReport
 from cotaudit.rewards import Shaping, completion_text, reward_for
 from cotaudit.service.config import EngineRoute, ServiceConfig, resolve
 from cotaudit.service.encode import TooLarge, encode, fit_report, fit_reports
@@ -146,7 +148,7 @@ class ServiceCore:
         if problem is not None:
             raise problem
         (report,) = await self._run([payload])
-        return await self._encode(lambda: fit_report(report_dict(report), self.config.max_response_bytes))
+        return await self._encode(lambda: fit_report(report, self.config.max_response_bytes))
 
     async def batch(self, items: Sequence[Mapping[str, Any]]) -> bytes:
         """A bounded list of items → their reports, in order; a bad item gets an ``invalid`` one."""
@@ -161,7 +163,7 @@ class ServiceCore:
         def render() -> bytes:
             head, tail = b'{"reports":[', b"]}"
             room = self.config.max_response_bytes - len(head) - len(tail)
-            return head + b",".join(fit_reports([report_dict(r) for r in reports], room)) + tail
+            return head + b",".join(fit_reports(reports, room)) + tail
 
         return await self._encode(render)
 
@@ -181,11 +183,16 @@ class ServiceCore:
             Payload(engine, completion_text(c), None, f"completion-{i}") for i, c in enumerate(completions)
         ]
         reports = await self._run(payloads)
-        answer = {
-            "rewards": [reward_for(r, shape) for r in reports],
-            "verdicts": [r.verdict for r in reports],
-        }
-        return await self._encode(lambda: encode(answer, self.config.max_response_bytes))
+
+        def render() -> bytes:
+            summaries = [r.summary() for r in reports]  # the envelope is all a reward looks at
+            answer = {
+                "rewards": [reward_for(r, shape) for r in summaries],
+                "verdicts": [r.verdict for r in summaries],
+            }
+            return encode(answer, self.config.max_response_bytes)
+
+        return await self._encode(render)
 
     async def call_route(self, route: EngineRoute, body: Mapping[str, Any]) -> bytes:
         """Run an engine endpoint's handler in a thread, under the request time limit."""
@@ -226,13 +233,13 @@ class ServiceCore:
         if n > limit:
             raise ServiceError(413, "too_many_items", f"{n} {what} given; the limit is {limit}")
 
-    async def _run(self, payloads: list[Payload]) -> list[Report]:
+    async def _run(self, payloads: list[Payload]) -> list[EncodedReport]:
         pool = self._pool
         if pool is None:
             raise ServiceError(503, "starting", "the service is starting", {"Retry-After": "1"})
         if pool.backlog + len(payloads) > self.config.max_backlog:
             raise ServiceError(503, "overloaded", "too many items queued; retry later", {"Retry-After": "1"})
-        futures: list[Future[Report] | None] = [None if p.error else pool.submit(p) for p in payloads]
+        futures: list[Future[EncodedReport] | None] = [None if p.error else pool.submit(p) for p in payloads]
         waiting = [asyncio.wrap_future(f) for f in futures if f is not None]
         try:
             done = await asyncio.wait_for(asyncio.gather(*waiting), self.config.request_timeout)
@@ -244,9 +251,8 @@ class ServiceCore:
                 504, "timeout", f"the request took longer than {self.config.request_timeout:g} s"
             ) from None
         results = iter(done)
-        return [
-            next(results) if f is not None else api.run_item(p.to_item())
-            for p, f in zip(payloads, futures, strict=True)
+        return [  # a bad item's report is made here, as a worker would (a few hundred bytes)
+            next(results) if f is not None else execute(p) for p, f in zip(payloads, futures, strict=True)
         ]
 
 

@@ -1,33 +1,32 @@
 """JSON for the wire: any Unicode string, a bounded size, and never one long C call.
 
-:func:`encode` gives the bytes of ``json.dumps(obj, ensure_ascii=False, separators=(",", ":"),
-allow_nan=False)`` in UTF-8, with two differences that matter to a server:
+:func:`encode` gives the bytes of :func:`cotaudit.report.encoding.json_bytes` — compact
+``json.dumps`` in UTF-8, a lone surrogate written as its JSON escape ``\\ud800``, so the answer
+is valid JSON that decodes to the same string (the escaping is that module's, shared with every
+writer) — with two differences that matter to a server:
 
-- A lone surrogate (``"\\ud800"`` arrives as valid JSON and becomes a Python string no UTF-8
-  codec accepts) is written as its JSON escape ``\\ud800``. Surrogates only ever occur inside
-  JSON string literals, where that escape is exactly what ``ensure_ascii=True`` would write, so
-  the output is valid JSON that decodes to the same string.
 - The work is cut into pieces of at most :data:`PIECE_NODES` values, each one short call into the
   C encoder, so a thread encoding a 40 MB report hands the GIL back to the event loop thread
-  every few microseconds instead of holding it for a second; and it stops as soon as the output
-  passes ``limit`` bytes (:class:`TooLarge`), so an oversized answer costs ``limit`` bytes of
-  work, not its full size.
+  every few microseconds instead of holding it for a second.
+- It stops as soon as the output passes ``limit`` bytes (:class:`TooLarge`), so an oversized
+  answer costs ``limit`` bytes of work, not its full size.
 
-:func:`fit_reports` applies a response budget to a list of R-1 report dicts: a report that does
+:func:`fit_reports` applies a response budget to a list of encoded R-1 reports
+(:class:`~cotaudit.report.encoded.EncodedReport`, as the workers send them): a report that does
 not fit its share is replaced by a shorter one that keeps its verdict and says what was left
 out (``details.truncated``).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from cotaudit.report.encoded import DETAILS_OPEN, FINDINGS_OPEN, EncodedReport
+from cotaudit.report.encoding import compact_json, json_bytes, utf8_bytes
+
 PIECE_NODES = 2048  # values per call into the C encoder (~50-100 µs of work)
 _STR_NODE = 64  # a string counts one node per this many characters
-
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
 
 class TooLarge(Exception):
@@ -60,11 +59,11 @@ def _small(node: object) -> bool:
 def _key(key: object) -> str:
     """A dict key as ``json.dumps`` writes it (strings; numbers, booleans and None converted)."""
     if isinstance(key, str):
-        return _dumps(key)
+        return compact_json(key)
     if key is True or key is False or key is None:
-        return _dumps(_dumps(key))
+        return compact_json(compact_json(key))
     if isinstance(key, int | float):
-        return _dumps(_dumps(key))
+        return compact_json(compact_json(key))
     raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")
 
 
@@ -98,7 +97,7 @@ def pieces(obj: object) -> Iterator[str]:
             yield "["
             stack.append(_Frame(iter(node), False))
         else:
-            yield _dumps(node)
+            yield compact_json(node)
         while stack:  # find the next value to write, closing finished containers
             frame = stack[-1]
             item: Any = next(frame.items, _DONE)
@@ -125,7 +124,7 @@ def encode(obj: object, limit: int | None = None) -> bytes:
     out: list[bytes] = []
     size = 0
     for piece in pieces(obj):
-        data = piece.encode("utf-8", "backslashreplace")  # only a surrogate can fail: \udXXX
+        data = utf8_bytes(piece)
         size += len(data)
         if limit is not None and size > limit:
             raise TooLarge(limit)
@@ -135,73 +134,73 @@ def encode(obj: object, limit: int | None = None) -> bytes:
 
 # --------------------------------------------------------------------------- report budgets
 
-_ENVELOPE = ("schema_version", "engine", "engine_version", "input", "verdict", "score")
 DETAIL_BYTES = 4096  # a details entry at most this large is kept in a shortened report
 DETAIL_ENTRIES = 256  # details entries looked at when shortening (bounds the work)
+_TRUNCATED = b'"truncated":'
 
 
-def fit_report(report: Mapping[str, Any], limit: int) -> bytes:
-    """``report`` encoded in at most ``limit`` bytes: whole if it fits, else shortened.
+def fit_report(report: EncodedReport, limit: int) -> bytes:
+    """``report`` (with its timing) in at most ``limit`` bytes: whole if it fits, else shortened.
 
     The shortened report keeps the envelope (engine, input, verdict, score, timing), the small
     ``details`` entries (the engine's own verdict word, summaries) and the leading findings that
     fit, and says what it left out in ``details.truncated``. If even the envelope is too large
     (an id or path of many kilobytes), the input is named by its ``sha256`` alone
     (``input_kept: false``). :class:`TooLarge` if not even that fits.
+
+    It works on the encoded bytes: the kept findings and entries are copied as they are, only
+    the envelope is parsed, so shortening a 40 MB report builds no objects worth speaking of.
     """
-    try:
-        return encode(report, limit)
-    except TooLarge:
-        pass
-    findings = report.get("findings")
-    findings = findings if isinstance(findings, list) else []
-    details = report.get("details")
-    details = details if isinstance(details, dict) else {}
-    note = {
+    if report.size() <= limit:
+        return report.line()
+    head = report.envelope()
+    note: dict[str, Any] = {
         "reason": "response_too_large",
         "limit_bytes": limit,
-        "findings_total": len(findings),
-        "findings_kept": len(findings),  # the largest count: reserves room for the final one
-        "details_total": len(details),
-        "details_kept": len(details),
+        "findings_total": report.finding_count,
+        "findings_kept": report.finding_count,  # the largest counts: reserve room for the final ones
+        "details_total": report.detail_count,
+        "details_kept": report.detail_count,
     }
-    shortened: dict[str, Any] = {k: report[k] for k in _ENVELOPE if k in report}
-    shortened["findings"] = []
-    shortened["details"] = {"truncated": note}
-    if "timing_ms" in report:
-        shortened["timing_ms"] = report["timing_ms"]
-    try:
-        room = limit - len(encode(shortened, limit))
-    except TooLarge:
-        given = report.get("input")
+    closing = b'},"timing_ms":' + json_bytes(report.timing_ms) + b"}"
+
+    def frame() -> int:  # every byte of the shortened report but the kept findings and entries
+        return (
+            len(json_bytes(head))
+            - 1
+            + len(FINDINGS_OPEN)
+            + len(DETAILS_OPEN)
+            + len(_TRUNCATED + json_bytes(note))
+        )
+
+    room = limit - frame() - len(closing)
+    if room < 0:
+        given = head.get("input")
         sha = given.get("sha256") if isinstance(given, Mapping) else None
-        shortened["input"] = {"path": None, "id": None, "sha256": sha if isinstance(sha, str) else None}
+        head["input"] = {"path": None, "id": None, "sha256": sha if isinstance(sha, str) else None}
         note["input_kept"] = False
-        room = limit - len(encode(shortened, limit))  # TooLarge: not even the envelope fits
-    kept: dict[str, Any] = {}
-    for key, value in list(details.items())[:DETAIL_ENTRIES]:
-        if key == "truncated":
+        room = limit - frame() - len(closing)
+        if room < 0:
+            raise TooLarge(limit)  # not even the envelope fits
+    kept: list[bytes] = []
+    for i in range(min(report.detail_count, DETAIL_ENTRIES)):
+        start, end = report.detail_span(i)
+        cost = end - start + 1  # the comma after it
+        if cost > min(DETAIL_BYTES, room):
             continue
-        try:
-            room -= len(encode({key: value}, min(DETAIL_BYTES, room)))
-        except TooLarge:
+        entry = report.detail(i)
+        if entry.startswith(_TRUNCATED):  # ours replaces it
             continue
-        kept[key] = value
-    kept_findings: list[Any] = []
-    for finding in findings:
-        try:
-            room -= len(encode(finding, room - 1)) + 1  # the comma before it
-        except TooLarge:
-            break
-        kept_findings.append(finding)
-    note["findings_kept"] = len(kept_findings)
+        kept.append(entry)
+        room -= cost
+    count, findings = report.leading_findings(room)
+    note["findings_kept"] = count
     note["details_kept"] = len(kept)
-    shortened["findings"] = kept_findings
-    shortened["details"] = {**kept, "truncated": note}
-    return encode(shortened, limit)
+    kept.append(_TRUNCATED + json_bytes(note))
+    return b"".join([json_bytes(head)[:-1], FINDINGS_OPEN, findings, DETAILS_OPEN, b",".join(kept), closing])
 
 
-def fit_reports(reports: Sequence[Mapping[str, Any]], limit: int) -> list[bytes]:
+def fit_reports(reports: Sequence[EncodedReport], limit: int) -> list[bytes]:
     """Each report of a list encoded so that together (with ``,``) they take at most ``limit``.
 
     Reports are placed in order; each may use what is left after setting aside an equal share
