@@ -73,6 +73,21 @@ def test_resume_skips_done_ids_and_matches_an_uninterrupted_run(tmp_path: Path) 
     assert partial.read_bytes() == full.read_bytes()
 
 
+def test_resume_keeps_a_whole_last_line_without_its_newline(tmp_path: Path) -> None:
+    """The writer keeps such a line (adding the newline), so scan_log must count it as done:
+    otherwise its item would be checked and written a second time."""
+    texts = [f"ok {n}" for n in range(30)]
+    write_items(tmp_path / "in.jsonl", texts)
+    full = tmp_path / "full.jsonl"
+    run_batch(_options(tmp_path, output=str(full)))
+    lines = full.read_bytes().split(b"\n")
+    partial = tmp_path / "out.jsonl"
+    partial.write_bytes(b"\n".join(lines[:13]))  # line 13 complete, its newline not yet written
+    result = run_batch(_options(tmp_path, resume=True))
+    assert result.resumed == 12 and result.checked == 18
+    assert partial.read_bytes() == full.read_bytes()
+
+
 def test_existing_output_needs_resume(tmp_path: Path) -> None:
     write_items(tmp_path / "in.jsonl", ["ok"])
     (tmp_path / "out.jsonl").write_text("something\n")

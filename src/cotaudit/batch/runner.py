@@ -136,20 +136,29 @@ def _setting(key: str, value: Any) -> str:
 
 
 def scan_log(path: Path) -> tuple[dict[str, Any], set[str], Counter[str]]:
-    """Header, ids and verdict counts of an existing run log (a cut-off last line is ignored)."""
+    """Header, ids and verdict counts of an existing run log.
+
+    A last line without its newline counts by the writer's own rule (``RunLogWriter``): kept
+    if it is a whole JSON object (the writer then only adds the newline), dropped if it was cut
+    off mid-write (the writer truncates it), so an item is never written twice on resume.
+    """
     header: dict[str, Any] = {}
     ids: set[str] = set()
     verdicts: Counter[str] = Counter()
     with path.open("rb") as fh:
         for raw in fh:
-            if not raw.endswith(b"\n"):
-                break  # cut off mid-write: the writer drops it
             if not raw.strip():
                 continue
             try:
                 obj = json.loads(raw)
             except (json.JSONDecodeError, UnicodeDecodeError):
+                if not raw.endswith(b"\n"):
+                    break  # cut off mid-write: the writer drops it
                 raise InputError(path.as_posix(), "not a cotaudit run log (a line is not JSON)") from None
+            if not isinstance(obj, dict):
+                if not raw.endswith(b"\n"):
+                    break
+                raise InputError(path.as_posix(), "not a cotaudit run log (a line is not an object)")
             if obj.get("kind") == "header":
                 header = obj
                 continue
