@@ -136,3 +136,14 @@ def test_zero_trace_budget_fails_closed_without_the_worker(monkeypatch: pytest.M
     result = te.lint(src, te.LintConfig(limits=te.Limits(trace_timeout=0.0)))
     assert result.at() == ["TE_E014@5"] and result.verdict == "FLAG"
     assert worker.worker_pid() == pid
+
+
+def test_the_worker_never_outlives_the_callers_budget() -> None:
+    """A symbolic trace the worker cannot finish (this sum runs into the 2 s per-call
+    deadline): under a 0.5 s budget the parent stops waiting at 0.5 s and the report is
+    abstain COTAUDIT_W001, not TE_E014 after the worker's own deadlines."""
+    src = HEAD + "EQ[e1]: c = Sum(k**sin(log(sqrt(2))), (k, 1, 1e300)) = 5\nANS: c\n"
+    te.lint(HEAD + "EQ[e1]: c = sqrt(2) ≈ 1.414\nANS: c\n")  # the worker is up
+    report = cotaudit.check(src, engine="te", limits=limits.Limits(wall_s=0.3))
+    # TE_E014 would mean the parent waited for the worker's 2 s deadline
+    assert report.verdict == "abstain" and [f.code for f in report.findings] == ["COTAUDIT_W001"]

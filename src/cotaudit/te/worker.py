@@ -72,7 +72,9 @@ class _Worker:
         except OSError:
             return None
         assert proc.stdout is not None
-        line = _readline(proc.stdout, time.monotonic() + _START_TIMEOUT)
+        start_s = budget.remaining(_START_TIMEOUT)  # never past the caller's budget either
+        assert start_s is not None
+        line = _readline(proc.stdout, time.monotonic() + start_s)
         if line is None or '"ready"' not in line:
             _kill(proc)
             return None
@@ -91,6 +93,8 @@ class _Worker:
             # caller's budget (cotaudit.limits).
             seconds = budget.remaining(config.limits.trace_timeout)
             assert seconds is not None
+            if seconds <= 0:
+                return None  # the caller's budget is spent already: keep the worker, send nothing
             deadline = time.monotonic() + seconds
             try:
                 proc.stdin.write(request + "\n")
