@@ -217,7 +217,7 @@ def test_the_size_bounds_are_upper_bounds(body: list[tuple[str, str]]) -> None:
     exact_events = sum(sizes.exact(e, 4) + 10 + sizes.exact(finding_record(e), 2) + 6 for e in events)
     assert sizes.events_bound(events) >= exact_events
     for v in views:
-        assert sizes.paths_bound([v]) >= sizes.exact(path_record(v), 4) + 10
+        assert sizes.paths_bound([v], run) >= sizes.exact(path_record(v), 4) + 10
 
 
 @pytest.mark.parametrize("chars", ['"\\\x00', "é\U0001f600\ud800", "plain text, no escapes "])

@@ -152,7 +152,7 @@ def select(
     size = trace_size(trace.statements, trace.meta, trace.id)
     total = config.report_floor_bytes + config.report_bytes_per_input_byte * size
     shown = views[:limit]
-    paths_cost = paths_bound(shown)
+    paths_cost = paths_bound(shown, run)
     records = _Records(trace, run)
     chunks: list[tuple[int, int, int]] = []  # (start, stop, bound) of each chunk of statements
     if events_cost + rough_listing_bound(run, n, size) + paths_cost > total:
@@ -171,7 +171,7 @@ def select(
             listed, omitted = _charged(events, config.weights, config.max_events_per_code, event_share)
         prefix_share = Allowance((total - event_share.used) * 2 // 3)
         prefix = _prefix(records, n, chunks, prefix_share)
-        paths = _paths(views, limit, Allowance(total - event_share.used - prefix_share.used))
+        paths = _paths(views, limit, run, Allowance(total - event_share.used - prefix_share.used))
     cut: dict[str, Any] = {}
     if omitted:
         cut["sequential.events"] = omitted
@@ -347,12 +347,14 @@ class _Records:
         return out
 
 
-def _paths(views: Sequence[PathView], limit: int, share: Allowance) -> list[dict[str, Any]]:
+def _paths(
+    views: Sequence[PathView], limit: int, run: SequentialRun, share: Allowance
+) -> list[dict[str, Any]]:
     """Y-87's listed paths: the first ``path_detail_limit`` that fit ``share``."""
     listed: list[dict[str, Any]] = []
     for v in views[:limit]:
         budget.checkpoint()
-        if not share.take(paths_bound((v,))):
+        if not share.take(paths_bound((v,), run)):
             break
         listed.append(path_record(v))
     return listed

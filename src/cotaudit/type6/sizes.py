@@ -13,7 +13,7 @@ breaks. A property test checks the bound against the real JSON.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from functools import cache
 from operator import attrgetter, itemgetter
 from typing import Any
@@ -27,6 +27,13 @@ RECORD = 4  # depth of a listed record in the R-1 report (details.sequential.eve
 _TEXT, _PROP, _LINE, _OPS = attrgetter("text"), attrgetter("prop"), attrgetter("line"), attrgetter("ops")
 _SRC, _DST, _LABEL = attrgetter("src"), attrgetter("dst"), attrgetter("label")
 _FIRST = itemgetter(0)
+_EDGES, _NODES, _STMTS, _CHAIN = (
+    attrgetter("edges"),
+    attrgetter("nodes"),
+    attrgetter("stmts"),
+    attrgetter("chain"),
+)
+_EVENTS, _RESIDUALS, _TERMINAL = attrgetter("events"), attrgetter("residuals"), attrgetter("terminal")
 
 
 def ind(depth: int) -> int:
@@ -249,23 +256,24 @@ def events_bound(records: Sequence[dict[str, Any]]) -> int:
     return size + 2 * (data_bytes + breaks * ind(RECORD + 4))
 
 
-def paths_bound(views: Iterable[PathView]) -> int:
-    """An upper bound of the R-1 bytes of these paths' records (Y-87)."""
+def paths_bound(views: Sequence[PathView], run: SequentialRun) -> int:
+    """An upper bound of the R-1 bytes of these paths' records (Y-87), from list lengths alone:
+    every node id as long as the longest (ids are proposition symbols or blank ids, which
+    never need an escape: Y-4), every id with as many digits as the largest."""
+    if not views:
+        return 0
     fixed = _fixed()
-    field = RECORD + 1
-    size = 0
-    for v in views:
-        size += fixed["path"] + _digits(v.id) + 24  # the score's repr
-        top_edge = max(v.edges, default=0)
-        size += _list(len(v.edges) * _digits(top_edge), len(v.edges), field)
-        size += _list(_chars(v.nodes), len(v.nodes), field)
-        size += _list(len(v.stmts) * _digits(max(v.stmts, default=0)), len(v.stmts), field)
-        size += _list(_chars(v.chain), len(v.chain), field)
-        size += _list(sum(_digits(e.id) for e in v.events), len(v.events), field)
-        residual_props = [p for _code, p, _on in v.residuals]
-        size += _list(
-            len(residual_props) * fixed["residual"] + sum(map(len, residual_props)), len(v.residuals), field
-        )
-        terminal = list(v.terminal)
-        size += _list(_chars(terminal) + len(terminal) * 6, len(terminal), field)  # "p": "Uk"
-    return size
+    graph = run.graph
+    longest = max(map(len, map(_FIRST, graph.nodes)), default=1)
+    per_item = 1 + ind(RECORD + 2)  # a comma and a line break
+    lists = 6 * len(views) * ind(RECORD + 1)  # each list's closing line break
+    edges = sum(map(len, map(_EDGES, views))) * (_digits(len(graph.edges)) + per_item)
+    nodes = sum(map(len, map(_NODES, views))) * (longest + 2 + per_item)
+    stmts = sum(map(len, map(_STMTS, views))) * (_digits(len(run.folded)) + per_item)
+    chain = sum(map(len, map(_CHAIN, views))) * (longest + 2 + per_item)
+    top_event = max((v.events[-1].id for v in views if v.events), default=0)
+    events = sum(map(len, map(_EVENTS, views))) * (_digits(top_event) + per_item)
+    residuals = sum(map(len, map(_RESIDUALS, views))) * (fixed["residual"] + longest + per_item)
+    terminal = sum(map(len, map(_TERMINAL, views))) * (longest + 8 + per_item)  # "p": "Uk"
+    ids = len(views) * (fixed["path"] + _digits(max(v.id for v in views)) + 24)  # 24: the score
+    return ids + lists + edges + nodes + stmts + chain + events + residuals + terminal
