@@ -167,3 +167,22 @@ def test_unreadable_file_is_exit_2_without_traceback(tmp_path: Path) -> None:
 def test_hostile_example_runs_in_the_worker_too() -> None:
     src = (Path(__file__).parents[2] / "examples" / "te" / "S_hostile.te").read_text()
     assert te.lint(src).at() == te.lint(src, CONFIG).at() == ["TE_E013@4", "TE_E014@5", "TE_E014@6"]
+
+
+@pytest.mark.parametrize("mode", ["worker", "inprocess"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "GIVEN:\ud800\n",
+        "GIVEN:\n  a := 2\ud800\nGOAL: c\nEQ[e1]: c = a\udfff + 1 = 3\nANS: c\n",
+        "GIVEN:\n  a\udfff := 2\nGOAL: c [\ud800]\nSTEP[s\ud800]: x (from a\ud800)\nEQ[e1]: c = sqrt(2)*a = 3\nANS: \ud800\n",
+        "GIVEN:\n  a := 2\nGOAL: c\nEQ[\ud800]: c = pi * a ≈ 6.28\nCHECK[c1]: unit: e1.unit == \ud800\nANS: c\n",
+        "\ud800" * 5000,
+    ],
+)
+def test_lone_surrogates_give_diagnostics_not_exceptions(text: str, mode: str) -> None:
+    """The engine itself never raises on a lone surrogate, in either symbolic mode (the worker
+    protocol escapes it); writing it out is the writers' business."""
+    result = te.lint(text, te.LintConfig(symbolic=mode))  # type: ignore[arg-type]
+    assert result.diagnostics and "TE_X001" not in result.codes
+    assert te.check(text, config=te.LintConfig(symbolic=mode)).verdict == "fail"  # type: ignore[arg-type]

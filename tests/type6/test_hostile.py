@@ -114,3 +114,108 @@ def test_deep_revised_chain_is_bounded() -> None:
     )
     assert time.perf_counter() - start < 60
     assert r.summary["event_counts"]["T6_W09"] == 1 and r.summary["event_counts"]["T6_S03"] == m
+
+
+# -- issue 14: the caller's budget, lone surrogates, linear parsing ---------------------------
+
+BUSY = [
+    "T q : Q",
+    "T p1 : x",
+    "T THEN p2 : y",
+    "T THEN p3 : z",
+    "T K p4 : w",
+    "Uk R : back",
+    "T p1 : x2",
+    "F K p3 : flip",
+    "T B p3 : again",
+    *(["T p5 : y", "T p1 : x"] * 40),
+    "T THEN a : A",
+]
+
+
+def test_every_long_loop_calls_the_budget_checkpoint(monkeypatch: pytest.MonkeyPatch) -> None:
+    """cotaudit.limits stops an engine only where it looks: parsing, the sequential pass,
+    back-propagation, the Y-46 upstream search, both path searches, projection, cross-path
+    signals, the coherence report and each listing must all call ``checkpoint``."""
+    import sys
+
+    import cotaudit.limits
+
+    seen: set[str] = set()
+    monkeypatch.setattr(cotaudit.limits, "checkpoint", lambda: seen.add(sys._getframe(1).f_code.co_name))
+    r = type6.verify("\n".join(BUSY), type6.Config(max_expansions=20_000, max_walk_steps=20_000))
+    assert r.summary["paths"]["mode"] == "sampled"  # both searches ran
+    cut = type6.verify("\n".join(BUSY), type6.Config(report_floor_bytes=0, report_bytes_per_input_byte=0))
+    assert cut.document["truncated"]  # the listings that charge records one by one ran too
+    assert seen >= {
+        "parse_t6",
+        "run_sequential",
+        "backpropagate",
+        "upstream_changed",
+        "enumerate_paths",
+        "sample_paths",
+        "project",
+        "cross_path",
+        "coherence_report",
+        "span",
+        "_charged",
+        "_prefix",
+        "_paths",
+    }
+
+
+def test_a_tiny_api_budget_makes_a_big_trace_abstain() -> None:
+    import cotaudit
+    from cotaudit.limits import Limits
+
+    text = "\n".join(BUSY * 50)
+    report = cotaudit.check(text, engine="type6", limits=Limits(wall_s=1e-9))
+    assert report.verdict == "abstain" and [f.code for f in report.findings] == ["COTAUDIT_W001"]
+    # near miss: the default budget lets it finish with a verdict
+    assert cotaudit.check(text, engine="type6").verdict in ("pass", "fail")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "T \ud800 p0 : f",
+        "T p\udfff : f",
+        "\ud800 : x",
+        "T q : \ud800\nT THEN a : \udc80\n",
+        "#@ id: \ud800\n#@ k\udfff: v\ud800\nT q : x\nT K \ud800 : y\nT THEN a : z",
+        '{"id": "\\ud800", "statements": ["T q : x", {"alpha": "T", "ops": ["\\ud800"], "prop": "a"}]}',
+        '{"statements": [{"alpha": "\\udfff", "prop": "a"}]}',
+        "T K\ud800NOT p1 : x\nT THEN a : y",
+    ],
+)
+def test_lone_surrogates_give_diagnostics_not_exceptions(text: str) -> None:
+    r = type6.verify(text)
+    assert r.status in ("ok", "invalid")
+    r.model_dump_json()
+    type6.to_svg(r)
+    report = type6.check(text)
+    assert report.verdict in ("pass", "fail", "invalid") and "error" not in report.details
+
+
+MIB = 1 << 20
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "T " + "a" * MIB + " : x",  # one huge proposition symbol
+        "T " + "K " * (MIB // 2) + "p : x",  # far too many operator tokens
+        "T " + " " * MIB + "p : x",  # a blank run before the proposition
+        "T p " + " " * MIB,  # no colon after a blank run
+        "T p : " + ":" * MIB,  # colons in the text
+        "T " + "?" * MIB + " : x",  # a doubt suffix of a million question marks
+        "\t" * MIB + "x",
+    ],
+)
+def test_parse_line_is_linear_on_one_mebibyte(line: str) -> None:
+    from cotaudit.type6.parse import Limits, parse_line
+
+    start = time.perf_counter()
+    parse_line(line, 1, Limits(max_line_chars=4 * MIB))
+    type6.parse_t6(line + "\n" + line, limits=Limits(max_line_chars=4 * MIB))
+    assert time.perf_counter() - start < 60  # linear: well under a second; a backstop only

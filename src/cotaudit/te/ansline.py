@@ -116,7 +116,8 @@ def _distance(a: Any, b: Any) -> Fraction:
         return abs(a - b)
     try:
         sp = sym.sympy()
-        return Fraction(str(sp.Abs(sym.to_sympy(a) - sym.to_sympy(b)).evalf(20)))
+        d = sym.guarded(lambda: sp.Abs(sym.to_sympy(a) - sym.to_sympy(b)).evalf(20), counted=False)
+        return sym.number_fraction(d)
     except Exception:
         return Fraction(10) ** 30
 

@@ -19,7 +19,7 @@ from cotaudit.te.units import DIMENSIONLESS, UnitVec, format_unit
 
 _UNIT_CLAIM = re.compile(r"\s*(?:[A-Za-z_][A-Za-z0-9_]*\s*\.\s*unit\b|unit\s*\()")
 _UREF_ATTR = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*\.\s*unit\s*")
-_UREF_CALL = re.compile(r"\s*unit\s*\((.*)\)\s*")
+_UREF_CALL = re.compile(r"\s*unit\s*\((.*)\)")  # on rstripped text: ``(.*)\)\s*`` is quadratic
 
 
 class _Skip(Exception):
@@ -204,7 +204,7 @@ def _uref_units(sem: Semantic, text: str, col: int) -> list[UnitT] | None:
         if not sem.attr_ok(ref, col):
             raise LineAbort()
         return [sem.scope.view(w).attr_unit(m.group(1)) for w in (TRUTH, BELIEF)]
-    m = _UREF_CALL.fullmatch(text)
+    m = _UREF_CALL.fullmatch(text.rstrip())
     if m:
         node = sem.parse(m.group(1), "expr", col + m.start(1))
         if not sem.names_ok(node, col + m.start(1)):

@@ -13,11 +13,14 @@ from functools import lru_cache
 from typing import Any
 
 from cotaudit.te import symbolic as sym
-from cotaudit.te.numeric import EvalError, Value, fmt_fraction, is_probable_prime
+from cotaudit.te.numeric import EvalError, LimitError, Limits, Value, fmt_fraction, is_probable_prime
 
 EPS_REL = Fraction(1, 10**6)
 EPS_ABS = Fraction(1, 10**9)
 _PROBE_ZERO = Fraction(1, 10**20)
+# A probe point may not make any power inside an expression exceed 2^±PROBE_BITS (TE-24):
+# ``10**10**n`` at n = 31 is refused before SymPy computes it exactly.
+PROBE_BITS = Limits().max_bits
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,11 +88,17 @@ def _numeric_cached(x: Any) -> Any:
 
 
 def _fraction(v: Any) -> Fraction:
-    """An mpmath real, exactly as a Fraction (mantissa × 2^exponent)."""
-    import mpmath
+    """An mpmath real, exactly as a Fraction (mantissa × 2^exponent), never a huge power of 2."""
+    return sym.mpf_fraction(v)
 
-    man, exp = mpmath.mpf(v).man_exp
-    return Fraction(int(man)) * Fraction(2) ** int(exp)
+
+def _at(exprs: tuple[Any, ...], point: dict[Any, Any]) -> None:
+    """Refuse a probe point at which some power inside ``exprs`` would be huge (TE_E014)."""
+    if not all(sym.bounded_at(x, point, PROBE_BITS) for x in exprs):
+        where = ", ".join(f"{s} = {fmt_fraction(_as_fraction(v))}" for s, v in sorted(point.items(), key=str))
+        raise LimitError(
+            "result_bits", f"> {PROBE_BITS}", f"at the probe point {where} a power exceeds 2^{PROBE_BITS}"
+        )
 
 
 def _infinite(x: Any) -> bool:
@@ -98,11 +107,12 @@ def _infinite(x: Any) -> bool:
 
 def _identity(x: Any, y: Any) -> Decision:
     sp = sym.sympy()
-    d = x - y
+    d = sym.guarded(lambda: x - y, counted=False)
     if sym.guarded(lambda: sp.cancel(sp.expand(d))) == 0:
         return TRUE
     valid = 0
     for point in probe_points(d.free_symbols | x.free_symbols | y.free_symbols):
+        _at((d, x, y), point)
         try:
             dv = sym.guarded(lambda p=point: d.subs(p).evalf(30))
             xv = sym.guarded(lambda p=point: x.subs(p).evalf(30))
@@ -121,7 +131,7 @@ def _identity(x: Any, y: Any) -> Decision:
 
 
 def _abs_fraction(v: Any) -> Fraction:
-    return Fraction(str(sym.sympy().Abs(v).evalf(30)))
+    return sym.number_fraction(sym.guarded(lambda: sym.sympy().Abs(v).evalf(30), counted=False))
 
 
 def _as_fraction(v: Any) -> Fraction:
@@ -186,7 +196,7 @@ def within(a: Value, center: Value, tol: Value) -> Decision:
     tv = sym.guarded(lambda: sp.N(t, 30))
     if dv.has(sp.zoo, sp.nan, sp.oo):
         return FALSE
-    return TRUE if Fraction(str(dv)) <= Fraction(str(tv)) else FALSE
+    return TRUE if sym.number_fraction(dv) <= sym.number_fraction(tv) else FALSE
 
 
 _ORDER = {"<": "is_negative", "<=": "is_nonpositive", ">": "is_positive", ">=": "is_nonnegative"}
@@ -200,10 +210,15 @@ def order(op: str, a: Value, b: Value) -> Decision:
     sp = sym.sympy()
     x, y = sym.to_sympy(a), sym.to_sympy(b)
     for v in (x, y):
-        if v.is_real is False or (v.is_real is None and not v.free_symbols and v.is_extended_real is False):
+        real = sym.guarded(lambda v=v: v.is_real, counted=False)
+        if real is False or (
+            real is None
+            and not v.free_symbols
+            and sym.guarded(lambda v=v: v.is_extended_real, counted=False) is False
+        ):
             raise EvalError("order comparison of non-real values")
     d = sym.guarded(lambda: sp.expand(x - y))
-    verdict = getattr(d, _ORDER[op])
+    verdict = sym.guarded(lambda: getattr(d, _ORDER[op]), counted=False)
     if verdict is not None:
         return Decision(bool(verdict))
     if not d.free_symbols:
@@ -211,18 +226,19 @@ def order(op: str, a: Value, b: Value) -> Decision:
         if dv.is_real is False:
             raise EvalError("order comparison of non-real values")
         if dv.is_number and dv.is_real:
-            f = Fraction(str(dv))
+            f = sym.number_fraction(dv)
             result = {"<": f < 0, "<=": f <= 0, ">": f > 0, ">=": f >= 0}[op]
             return TRUE if result else FALSE
         return UNDECIDED
     for point in probe_points(d.free_symbols):
+        _at((d,), point)
         try:
             dv = sym.guarded(lambda p=point: d.subs(p).evalf(30))
         except (ZeroDivisionError, TypeError, ValueError):
             continue
         if not (dv.is_number and dv.is_real):
             continue
-        f = Fraction(str(dv))
+        f = sym.number_fraction(dv)
         holds = {"<": f < 0, "<=": f <= 0, ">": f > 0, ">=": f >= 0}[op]
         if not holds:
             return Decision(

@@ -12,6 +12,7 @@ from cotaudit.te import symbolic as sym
 from cotaudit.te.expr import literal_tolerance
 from cotaudit.te.grammar import EqBody, Part
 from cotaudit.te.ir import Node
+from cotaudit.te.numeric import LimitError
 from cotaudit.te.scope import BELIEF, POISON, TRUTH, Binding, EqRecord, EvalFailure, Slot, is_live, usable
 from cotaudit.te.semantic import Semantic, fmt
 from cotaudit.te.unitcheck import UnitT, known
@@ -309,6 +310,13 @@ def _substitute(sem: Semantic, d: Any, world: int) -> Any:
         if b is None or b.kind != "solved" or not usable(b.values[world]):
             return None
         subs[s] = sym.to_sympy(b.values[world])
+    max_bits = sem.config.limits.max_bits
+    if not sym.bounded_at(d, subs, max_bits):  # estimate first: d.subs may compute exactly (TE-24)
+        raise LimitError(
+            "result_bits",
+            f"> {max_bits}",
+            f"substituting the solved values makes a power exceed 2^{max_bits}",
+        )
     value = sym.guarded(lambda: d.subs(subs))
     if value.free_symbols:
         return None

@@ -12,8 +12,10 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import pairwise
 from typing import Any, Protocol
 
+import cotaudit.limits as budget
 from cotaudit.te import ir
 from cotaudit.te import symbolic as sym
 from cotaudit.te.ir import Node
@@ -31,6 +33,7 @@ from cotaudit.te.numeric import (
     pow_fraction,
     rational_root,
     round_half_away,
+    shown,
 )
 
 
@@ -110,7 +113,52 @@ class Evaluator:
     def _neg(self, v: Value) -> Value:
         if isinstance(v, Fraction):
             return -v
-        return sym.normalise(sym.guarded(lambda: -v))
+        return self._bounded(sym.guarded(lambda: -v))
+
+    def _bounded(self, result: Any) -> Value:
+        """A SymPy result, normalised (rationals come back as Fractions) and held to TE-24: an
+        exact result within ``max_bits``, a constant within ``2^±max_bits`` in magnitude. The
+        estimates before each operation make sure that such a value was cheap to build; this
+        check keeps the next operation's estimate meaningful."""
+        value = sym.normalise(result)
+        if isinstance(value, Fraction):
+            return check_size(value, self.limits)
+        bits = sym.log2_abs(value)
+        if sym.exceeds(bits, self.limits.max_bits):
+            assert bits is not None
+            raise LimitError(
+                "result_bits",
+                f"{abs(bits):.0f}",
+                f"the value is about 2^{bits:.0f} in magnitude (limit 2^±{self.limits.max_bits})",
+            )
+        return value
+
+    def _check_power(self, a: Value, b: Value) -> None:
+        """TE-24 for a power SymPy would compute: the exponent and the size of the result are
+        estimated before anything is computed, for every exponent, rational, float or irrational
+        (``10**10**10.10``: the exponent 10^10.1 is refused before SymPy or mpmath sees it)."""
+        if sym.free_symbols(b):
+            return  # a symbolic exponent: values appear only at probe points (sym.bounded_at)
+        lim = self.limits.max_symbolic_exponent if sym.free_symbols(a) else self.limits.max_exponent
+        if isinstance(b, Fraction):
+            too_big = abs(b) > lim
+            text = shown(b)
+        else:
+            v = sym.numeric(b)
+            too_big = v is not None and abs(v) > lim
+            text = f"about {sym.approx(v)}" if v is not None else sym.text(b)
+        if too_big:
+            raise LimitError("exponent", text, f"exponent {text} exceeds {lim}")
+        if sym.free_symbols(a):
+            return
+        bits = sym.log2_power(a, b)
+        if sym.exceeds(bits, self.limits.max_bits):
+            assert bits is not None
+            raise LimitError(
+                "result_bits",
+                f"{abs(bits):.0f}",
+                f"result of a power would be about 2^{bits:.0f} (limit 2^±{self.limits.max_bits})",
+            )
 
     def _binop(self, node: ir.BinOp, scope: Scope, local: dict[str, Value]) -> Value:
         a = self._eval(node.left, scope, local)
@@ -141,14 +189,8 @@ class Evaluator:
         if op == "/" and (y == 0):
             raise EvalError("division by zero")
         if op == "**":
-            if isinstance(b, Fraction):
-                lim = self.limits.max_symbolic_exponent if sym.free_symbols(a) else self.limits.max_exponent
-                if abs(b) > lim:
-                    shown = sym.text(b)
-                    raise LimitError("exponent", shown, f"exponent {shown} exceeds {lim}")
-            elif not isinstance(b, Fraction) and sym.free_symbols(b):
-                pass  # symbolic exponent: bounded by the per-call deadline
-            if x == 0 and getattr(y, "is_negative", False):
+            self._check_power(a, b)
+            if x == 0 and sym.guarded(lambda: y.is_negative, counted=False):
                 raise EvalError("0 raised to a negative power")
         fn: Callable[[], Any] = {
             "+": lambda: sp.Add(x, y),
@@ -160,7 +202,7 @@ class Evaluator:
         result = sym.guarded(fn)
         if result.has(sp.zoo, sp.nan):
             raise EvalError("the expression is undefined (division by zero or oo - oo)")
-        return sym.normalise(result)
+        return self._bounded(result)
 
     # -- functions -------------------------------------------------------------------------
     def _call(self, node: ir.Call, scope: Scope, local: dict[str, Value]) -> Value:
@@ -223,7 +265,9 @@ class Evaluator:
             est = factorial_bits(n)
             if est > lim.max_bits:
                 raise LimitError(
-                    "result_bits", f"{est:.0f}", f"factorial({n}) would need about {est:.0f} bits"
+                    "result_bits",
+                    _bits_text(est),
+                    f"factorial({shown(x)}) would need about {_bits_text(est)} bits",
                 )
             return Fraction(math.factorial(n))
         if f == "binomial":
@@ -234,7 +278,9 @@ class Evaluator:
             est = binomial_bits(n, kk)
             if est > lim.max_bits:
                 raise LimitError(
-                    "result_bits", f"{est:.0f}", f"binomial({n}, {kk}) would need about {est:.0f} bits"
+                    "result_bits",
+                    _bits_text(est),
+                    f"binomial({shown(x)}, {shown(k)}) would need about {_bits_text(est)} bits",
                 )
             return Fraction(math.comb(n, kk) if 0 <= kk <= n else 0)
         if f == "round":
@@ -258,14 +304,20 @@ class Evaluator:
         sp = sym.sympy()
         xs = [sym.to_sympy(a) for a in args]
         x = xs[0]
+
+        def ask(v: Any, fact: str) -> bool | None:  # assumption queries run under the deadline too
+            answer: bool | None = sym.guarded(lambda: getattr(v, fact), counted=False)
+            return answer
+
         if f in ("gcd", "lcm", "factorial", "binomial", "mod", "floor", "ceil", "round", "min", "max"):
             for v in xs:
-                if v.is_real is False:
+                if ask(v, "is_real") is False:
                     raise EvalError(f"{f}() of a non-real value")
-        if f in ("gcd", "lcm") and not all(v.is_integer for v in xs):
+        if f in ("gcd", "lcm") and not all(ask(v, "is_integer") for v in xs):
             raise EvalError(f"{f}() of non-integers")
-        if f == "factorial" and (x.is_integer is False or x.is_negative):
+        if f == "factorial" and (ask(x, "is_integer") is False or ask(x, "is_negative")):
             raise EvalError("factorial of a negative or non-integer number")
+        self._check_function(f, args)
         if f == "log" and (x == 0 or (len(xs) > 1 and xs[1] in (0, 1))):
             raise EvalError("log of 0 (or to base 0 or 1) is undefined")
         if f == "mod" and xs[1] == 0:
@@ -283,7 +335,7 @@ class Evaluator:
                 r = sp.floor(y + sp.Rational(1, 2))
                 return (r if x.is_nonnegative else -r) / scale
 
-            return sym.normalise(sym.guarded(_round))
+            return self._bounded(sym.guarded(_round))
         table: dict[str, Callable[[], Any]] = {
             "sqrt": lambda: sp.sqrt(x),
             "abs": lambda: sp.Abs(x),
@@ -305,7 +357,34 @@ class Evaluator:
         result = sym.guarded(table[f])
         if result.has(sp.zoo, sp.nan):
             raise EvalError(f"{f}() is undefined here")
-        return sym.normalise(result)
+        return self._bounded(result)
+
+    def _check_function(self, f: str, args: list[Value]) -> None:
+        """TE-24 for the functions that grow a value: ``exp`` and ``factorial``/``binomial`` of
+        a non-rational constant, estimated before SymPy computes them (``exp(10**10)``)."""
+        if any(sym.free_symbols(a) for a in args):
+            return
+        mp = sym.mp()
+        bits: float | None = None
+        try:
+            if f == "exp":
+                v = sym.numeric(args[0])
+                bits = None if v is None else float(mp.re(v) / mp.ln2)
+            elif f in ("factorial", "binomial"):
+                n = sym.numeric(args[0])
+                k = sym.numeric(args[1]) if f == "binomial" else mp.mpf(0)
+                if n is not None and k is not None:
+                    log_e = mp.loggamma(n + 1) - mp.loggamma(k + 1) - mp.loggamma(n - k + 1)
+                    bits = float(mp.re(log_e) / mp.ln2)
+        except (ValueError, ZeroDivisionError):
+            bits = None  # a pole of the gamma function: no estimate, SymPy decides
+        if sym.exceeds(bits, self.limits.max_bits):
+            assert bits is not None
+            raise LimitError(
+                "result_bits",
+                f"{abs(bits):.0f}",
+                f"{f}() would be about 2^{bits:.0f} (limit 2^±{self.limits.max_bits})",
+            )
 
     def _user_call(self, node: ir.Call, scope: Scope, local: dict[str, Value]) -> Value:
         fn = scope.function(node.func)
@@ -337,15 +416,10 @@ class Evaluator:
             if lo.denominator != 1 or hi.denominator != 1:
                 raise EvalError(f"{node.func}() bounds must be integers")
             count = int(hi) - int(lo) + 1
+            if count > self.limits.max_terms:
+                self._check_big(node, scope, local, int(lo), int(hi))
             if count <= self.limits.max_terms:
-                acc: Value = Fraction(0 if node.func == "Sum" else 1)
-                for k in range(int(lo), int(hi) + 1):
-                    term = self._eval(node.body, scope, {**local, node.index: Fraction(k)})
-                    if isinstance(acc, Fraction) and isinstance(term, Fraction):
-                        acc = check_size(acc + term if node.func == "Sum" else acc * term, self.limits)
-                    else:
-                        acc = self._sym_binop("+" if node.func == "Sum" else "*", acc, term)
-                return acc
+                return self._expand(node, scope, local, int(lo), int(hi))
         else:
             for bound in (lo, hi):
                 if (
@@ -366,7 +440,86 @@ class Evaluator:
             raise LimitError("closed_form", node.func, f"{node.func}() has no closed form within the budget")
         if result.has(sp.zoo, sp.nan):
             raise EvalError(f"{node.func}() is undefined here")
-        return sym.normalise(result)
+        return self._bounded(result)
+
+    def _expand(self, node: ir.Big, scope: Scope, local: dict[str, Value], lo: int, hi: int) -> Value:
+        """A Sum/Product of at most ``max_terms`` terms. Rational terms accumulate exactly (size
+        checked at every step); the others are collected, their combined size estimated (the
+        largest term and the count for a sum, the sum of |log2| for a product) and handed to
+        SymPy once, as one Add/Mul of n terms rather than n ever longer ones."""
+        is_sum = node.func == "Sum"
+        exact = Fraction(0 if is_sum else 1)
+        rest: list[Any] = []
+        bits = float("-inf") if is_sum else 0.0
+        for k in range(lo, hi + 1):
+            budget.checkpoint()
+            term = self._eval(node.body, scope, {**local, node.index: Fraction(k)})
+            if isinstance(term, Fraction):
+                exact = check_size(exact + term if is_sum else exact * term, self.limits)
+                continue
+            self.need_sympy()
+            m = sym.log2_abs(term)
+            if m is not None and m != float("-inf"):
+                bits = max(bits, m) if is_sum else bits + abs(m)
+            rest.append(sym.to_sympy(term))
+        if not rest:
+            return exact
+        total = bits + math.log2(len(rest)) if is_sum and bits != float("-inf") else bits
+        if sym.exceeds(total, self.limits.max_bits):
+            raise LimitError(
+                "result_bits",
+                f"{abs(total):.0f}",
+                f"{node.func}() of {hi - lo + 1} terms would be about 2^{total:.0f} "
+                f"(limit 2^±{self.limits.max_bits})",
+            )
+        sp = sym.sympy()
+        first = sym.to_sympy(exact)
+        result = sym.guarded(lambda: sp.Add(first, *rest) if is_sum else sp.Mul(first, *rest))
+        if result.has(sp.zoo, sp.nan):
+            raise EvalError("the expression is undefined (division by zero or oo - oo)")
+        return self._bounded(result)
+
+    def _check_big(self, node: ir.Big, scope: Scope, local: dict[str, Value], lo: int, hi: int) -> None:
+        """TE-24 for a Sum/Product too long to expand: SymPy's closed form may be a huge exact
+        number (``Sum(10**k, (k, 1, 10**10))``), so its size is estimated first from the terms
+        at the bounds and at log-spaced points between them, each evaluated under the same
+        limits. Between two such points a sum grows by at most the segment length times the
+        larger end term, a product's log2 by the segment length times the larger |log2| term."""
+        points = sorted({lo, hi, *(lo + (1 << j) for j in range((hi - lo).bit_length()))})
+        logs: list[float | None] = []
+        for k in points:
+            try:
+                term = self._eval(node.body, scope, {**local, node.index: Fraction(k)})
+            except EvalError:
+                logs.append(None)  # undefined at this point: SymPy will say so
+                continue
+            logs.append(sym.log2_abs(term))
+        if node.func == "Product" and any(m == float("-inf") for m in logs):
+            return  # a zero factor: the product is 0
+        sum_bits = float("-inf")  # log2 of the bound on the sum
+        product_bits = 0.0  # bound on |log2| of the product
+        for (k0, m0), (k1, m1) in pairwise([*zip(points, logs, strict=True), (hi + 1, logs[-1])]):
+            ends = [m for m in (m0, m1) if m is not None]
+            if not ends:
+                continue
+            length = k1 - k0
+            sum_bits = max(sum_bits, math.log2(length) + max(ends))
+            product_bits += length * max(abs(m) for m in ends)
+        if node.func == "Sum":
+            total = sum_bits + math.log2(len(points)) if sum_bits != float("-inf") else sum_bits
+        else:
+            total = product_bits
+        if sym.exceeds(total, self.limits.max_bits):
+            raise LimitError(
+                "result_bits",
+                f"{abs(total):.0f}",
+                f"{node.func}() of {hi - lo + 1} terms would be about 2^{total:.0f} "
+                f"(limit 2^±{self.limits.max_bits})",
+            )
+
+
+def _bits_text(bits: float) -> str:
+    return f"{bits:.0f}" if math.isfinite(bits) else "more than 10^300"
 
 
 def _size(node: Node) -> int:

@@ -45,9 +45,9 @@ class _Parser:
         toks: list[str] = []
         starts: list[int] = []
         end = 0
-        for m in _TOKEN.finditer(text):
-            if m.start() != end:
-                raise _Bail()  # a character the plain grammar does not know
+        # Token by token with match(), not finditer(): finditer would look for the next token
+        # from every later position after an unknown character (quadratic on long blank runs).
+        while (m := _TOKEN.match(text, end)) is not None:
             end = m.end()
             kind = m.lastgroup or ""
             start = m.start(kind)
@@ -56,6 +56,8 @@ class _Parser:
             kinds.append(kind)
             toks.append(m.group(kind))
             starts.append(start)
+            if len(toks) > _MAX_TOKENS:
+                raise _Bail()
         if end != len(text) and not text[end:].isspace():
             raise _Bail()
         if not toks or len(toks) > _MAX_TOKENS:

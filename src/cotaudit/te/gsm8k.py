@@ -155,11 +155,12 @@ class _Solution:
     equations: list[_Equation]
 
 
-_ANNOTATION = re.compile(r"<<(.*?)>>", re.DOTALL)
 _HEDGE = re.compile(LintConfig().hedge_regex().pattern + r",?")  # "Actually, she" → "she"
 _FROM_WORD = re.compile(r"\bfrom\b")
 # A trailing bare or parenthesised `from a, b` clause, as TE-10 reads one.
-_FROM_CLAUSE = re.compile(r"from\s+[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*\s*\)?\s*\.?\s*", re.ASCII)
+# Linear: the optional ")" and "." carry their own trailing whitespace (``\s*\)?\s*\.?\s*``
+# backtracks cubically on a long run of spaces).
+_FROM_CLAUSE = re.compile(r"from\s+[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*\s*(?:\)\s*)?(?:\.\s*)?", re.ASCII)
 
 
 # --- public API ----------------------------------------------------------------------------
@@ -255,7 +256,7 @@ def _solutions(solution: str, givens: list[_Given]) -> list[_Solution]:
     for line in solution.split("\n"):
         if not line.strip():
             continue
-        annotations = _ANNOTATION.findall(line)
+        annotations, prose = _annotations(line)
         raw: list[tuple[str, str, str]] = []
         for ann in annotations:
             lhs, sep, result = ann.rpartition("=")
@@ -269,8 +270,23 @@ def _solutions(solution: str, givens: list[_Given]) -> list[_Solution]:
             eq = _equation(lhs, result, source, len(results) + 1, by_value, results)
             equations.append(eq)
             results.append((eq.value, eq.index))
-        out.append(_Solution(_clean_text(_ANNOTATION.sub("", line)), equations))
+        out.append(_Solution(_clean_text(prose), equations))
     return out
+
+
+def _annotations(line: str) -> tuple[list[str], str]:
+    """The ``<<…>>`` calculator annotations of a line and the line without them, as
+    ``re.findall(r"<<(.*?)>>")`` and ``re.sub`` would give, in linear time (that regex rescans
+    the rest of the line from every ``<<`` when no ``>>`` follows)."""
+    found: list[str] = []
+    kept: list[str] = []
+    pos = 0
+    while (start := line.find("<<", pos)) >= 0 and (end := line.find(">>", start + 2)) >= 0:
+        found.append(line[start + 2 : end])
+        kept.append(line[pos:start])
+        pos = end + 2
+    kept.append(line[pos:])
+    return found, "".join(kept)
 
 
 def _equation(

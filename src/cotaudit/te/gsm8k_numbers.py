@@ -137,6 +137,12 @@ _BARE = re.compile(
     r"(?![\w/(]|[.,][0-9]|\s*[-+*/\u00d7\u00f7\u2212\u2013(][ ]?[0-9(.$]|\s+[xX]\s+[0-9]|\s+[0-9]+/[0-9])"
 )
 _BARE_NUM_RE = re.compile(_BARE_NUM)
+# Linear scanning (issue 14): re.finditer would retry _BARE from every numeral inside a chain
+# `NUM op NUM op …` that is not followed by `=`, rescanning the rest of the chain each time.
+# Every such retry fails the same way (its chain is a suffix of the first one), so the scan
+# resumes after the whole chain. _BARE_START finds the positions where _BARE may start.
+_BARE_START = re.compile(r"(?<![\w.,/$%)(+*\-\u00d7\u00f7\u2212\u2013])[$0-9.]")
+_BARE_CHAIN = re.compile(_BARE_NUM + r"(?:(?:" + _BARE_OP + r")" + _BARE_NUM + r")*")
 _OPERATOR_CHARS = frozenset("-+*/()\u00d7\u00f7\u2212\u2013")
 _ASCII_OPS = str.maketrans({"\u00d7": "*", "\u00f7": "/", "\u2212": "-", "\u2013": "-"})
 _X_OP = re.compile(r"(?<=[0-9).%])\s*[xX]\s*(?=[0-9(.$])")  # "3 x 4", "3x4", "(2)x(3)"
@@ -153,10 +159,26 @@ class BareEquation:
 def bare_equations(line: str) -> list[BareEquation]:
     """Prose equations ``NUM (op NUM)+ = $?NUM`` in one solution line, left to right."""
     found: list[BareEquation] = []
-    for m in _BARE.finditer(line):
+    for m in _bare_matches(line):
         if not _continues(line[: m.start()]):
             found.append(BareEquation(normalise_lhs(m.group("lhs")), numeral_text(m.group("result"))))
     return found
+
+
+def _bare_matches(line: str) -> list[re.Match[str]]:
+    """The matches ``_BARE.finditer(line)`` gives, in time linear in the line."""
+    out: list[re.Match[str]] = []
+    pos = 0
+    while (start := _BARE_START.search(line, pos)) is not None:
+        s = start.start()
+        m = _BARE.match(line, s)
+        if m is not None:
+            out.append(m)
+            pos = m.end()
+            continue
+        chain = _BARE_CHAIN.match(line, s)
+        pos = max(s + 1, chain.end() if chain is not None else s + 1)
+    return out
 
 
 def _continues(before: str) -> bool:

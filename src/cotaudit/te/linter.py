@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+import cotaudit.limits as budget
 from cotaudit.codes import CODES
 from cotaudit.report import Finding, InputRef, Location, Report
 from cotaudit.te import symbolic as sym
@@ -33,7 +34,7 @@ from cotaudit.te.grammar import (
     split_lines,
     split_unit,
 )
-from cotaudit.te.numeric import NeedsSymbolic
+from cotaudit.te.numeric import LimitError, NeedsSymbolic
 from cotaudit.te.scope import Binding
 from cotaudit.te.semantic import LineAbort, Semantic
 from cotaudit.te.structure import hedging, parse_bodies, structural
@@ -108,11 +109,16 @@ def lint(text: str, config: LintConfig | None = None) -> LintResult:
         pass
     if config.symbolic == "inprocess":
         return run(text, config, symbolic=True)
+    if config.limits.trace_timeout <= 0:
+        # No time at all for symbolic work: fail closed at the first symbolic line (TE-25)
+        # without handing the trace to the worker, whatever the machine's speed.
+        return run(text, config, symbolic=False, fallback=True)
     from cotaudit.te.worker import lint_in_worker
 
     result = lint_in_worker(text, config)
     if result is not None:
         return result
+    budget.checkpoint()  # the caller's budget (cotaudit.limits) ran out, not te's own: W001
     return run(text, config, symbolic=False, fallback=True)
 
 
@@ -161,13 +167,26 @@ def _run(text: str, config: LintConfig, *, symbolic: bool, fallback: bool) -> Li
     structural(lines, pre, config, emit)
     sem = Semantic(config, pre, symbolic=symbolic, symbolic_fallback=fallback, emit=emit)
     for ln in lines:
+        budget.checkpoint()  # the api-level budget stops a long trace between lines
         sem.ln = ln
         try:
             _line(sem, ln)
         except LineAbort:
             _poison_target(sem, ln)
-        except NeedsSymbolic:
+        except (NeedsSymbolic, budget.BudgetExceeded):
             raise
+        except LimitError as err:  # a size estimate outside evaluation (comparisons, probe points)
+            sem.emit("TE_E014", None, err.reason, limit=err.limit, value=err.value)
+            _poison_target(sem, ln)
+        except sym.SymbolicTimeout:  # a deadline outside evaluation: still TE_E014, never TE_X001
+            sem.emit(
+                "TE_E014",
+                None,
+                "a SymPy call exceeded its time budget",
+                limit="sympy_time",
+                value=str(config.limits.sympy_timeout),
+            )
+            _poison_target(sem, ln)
         except RecursionError:
             sem.emit("TE_E014", None, "expression too deeply nested to evaluate", limit="recursion", value="")
             _poison_target(sem, ln)

@@ -105,7 +105,8 @@ def pow_fraction(base: Fraction, exp: Fraction, limits: Limits) -> Fraction:
     if exp.denominator == 1:
         e = exp.numerator
         if abs(e) > limits.max_exponent:
-            raise LimitError("exponent", str(e), f"exponent {e} exceeds {limits.max_exponent}")
+            text = shown(exp)
+            raise LimitError("exponent", text, f"exponent {text} exceeds {limits.max_exponent}")
         if base == 0 and e < 0:
             raise EvalError("0 raised to a negative power")
         estimate = bits(base) * abs(e)
@@ -115,9 +116,8 @@ def pow_fraction(base: Fraction, exp: Fraction, limits: Limits) -> Fraction:
             )
         return check_size(base**e, limits)
     if abs(exp) > limits.max_exponent:
-        raise LimitError(
-            "exponent", fmt_fraction(exp), f"exponent {fmt_fraction(exp)} exceeds {limits.max_exponent}"
-        )
+        text = shown(exp)
+        raise LimitError("exponent", text, f"exponent {text} exceeds {limits.max_exponent}")
     root_estimate = int(bits(base) * abs(exp))
     if root_estimate > limits.max_bits:
         raise LimitError(
@@ -133,13 +133,28 @@ def pow_fraction(base: Fraction, exp: Fraction, limits: Limits) -> Fraction:
 
 
 def factorial_bits(n: int) -> float:
-    return math.lgamma(n + 1) / math.log(2) if n > 1 else 1.0
+    """Bits of ``n!`` (``math.lgamma``); ``inf`` when ``n`` is beyond a float (so ``(10**5000)!``
+    is refused, not an OverflowError)."""
+    if n <= 1:
+        return 1.0
+    if n.bit_length() > 1000:
+        return math.inf
+    return math.lgamma(n + 1) / math.log(2)
 
 
 def binomial_bits(n: int, k: int) -> float:
+    """Bits of ``binomial(n, k)``; for ``n`` beyond a float, ``j · log2 n − log2 j!`` with
+    ``j = min(k, n − k)`` (accurate when ``j`` is small, which is when it matters)."""
     if k < 0 or k > n:
         return 1.0
-    return (math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)) / math.log(2)
+    if n.bit_length() <= 1000:
+        return (math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)) / math.log(2)
+    j = min(k, n - k)
+    if j == 0:
+        return 1.0
+    if j.bit_length() > 1000:
+        return math.inf
+    return j * (n.bit_length() - 1) - factorial_bits(j)
 
 
 def round_half_away(x: Fraction, ndigits: int = 0) -> Fraction:
@@ -157,8 +172,25 @@ def mod_fraction(a: Fraction, b: Fraction) -> Fraction:
     return a - b * math.floor(a / b)
 
 
+def int_text(n: int) -> str:
+    """Decimal digits of ``n``, also past Python's 4,300-digit ``str(int)`` limit (exact results
+    may have 65,536 bits, about 19,700 digits); ``Decimal`` converts without that limit."""
+    if n.bit_length() < 14_000:
+        return str(n)
+    return str(Decimal(n))
+
+
 def fmt_fraction(x: Fraction) -> str:
-    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+    if x.denominator == 1:
+        return int_text(x.numerator)
+    return f"{int_text(x.numerator)}/{int_text(x.denominator)}"
+
+
+def shown(x: Fraction) -> str:
+    """A limit's offending value for a message: exact when short, ten digits when huge."""
+    if bits(x) <= 200:
+        return fmt_fraction(x)
+    return f"about {approx_fraction(x)}"
 
 
 _APPROX_CONTEXT = Context(prec=10)

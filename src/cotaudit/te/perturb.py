@@ -158,6 +158,19 @@ def fmt_number(v: Fraction, decimals: int) -> str:
 _NUMERAL = re.compile(r"-?[0-9]+(?:\.([0-9]+))?$")
 
 
+def _trailing_unit(line: str) -> int | None:
+    r"""Where a trailing ``[unit]`` (with the blanks around it) starts: the match of
+    ``re.search(r"\s*\[[^\]]*\]\s*$", line)``, found without that regex, which rescans the
+    rest of the line from every blank and every ``[`` (quadratic on long runs of either)."""
+    text = line.rstrip()
+    if not text.endswith("]"):
+        return None
+    start = text.find("[", text.rfind("]", 0, len(text) - 1) + 1, len(text) - 1)
+    if start < 0:
+        return None
+    return len(text[:start].rstrip())
+
+
 # --- the paper's five categories (TE-53) --------------------------------------------------------
 
 
@@ -252,11 +265,11 @@ def unsupported_conclusion(t: Trace, rng: random.Random) -> Perturbed | None:
             if all(differs(candidate, v) for v in known):
                 lines = list(t.lines)
                 k = t.ans_line - 1
-                unit = re.search(r"\s*\[[^\]]*\]\s*$", lines[k])
+                unit = _trailing_unit(lines[k])
                 lines[k] = (
                     "ANS: "
                     + fmt_number(candidate, 0 if candidate.denominator == 1 else 6)
-                    + (unit.group() if unit else "")
+                    + (lines[k][unit:] if unit is not None else "")
                 )
                 return Perturbed(
                     t.text(lines), t.ans_line, f"ANS -> {candidate}", EXPECTED_CODES["unsupported_conclusion"]
@@ -319,7 +332,8 @@ def wrong_unit(t: Trace, rng: random.Random) -> Perturbed | None:
         wrong = "h" if "USD" in name else "USD"
     lines = list(t.lines)
     k = line_no - 1
-    lines[k] = re.sub(r"\s*\[[^\]]*\]\s*$", "", lines[k]) + f" [{wrong}]"
+    cut = _trailing_unit(lines[k])
+    lines[k] = (lines[k][:cut] if cut is not None else lines[k]) + f" [{wrong}]"
     return Perturbed(
         t.text(lines), line_no, f"unit {name} declared as [{wrong}]", EXPECTED_CODES["wrong_unit"]
     )

@@ -53,7 +53,7 @@ def approx_text(v: Any) -> str | None:
     if sym.free_symbols(v) or getattr(v, "is_Integer", False):
         return None
     try:
-        return str(sym.sympy().N(v, 10))
+        return str(sym.guarded(lambda: sym.sympy().N(v, 10), counted=False))
     except Exception:  # pragma: no cover - evidence only
         return None
 

@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+import cotaudit.limits as budget
 from cotaudit.te.config import LintConfig
 
 if TYPE_CHECKING:
@@ -71,7 +72,9 @@ class _Worker:
         except OSError:
             return None
         assert proc.stdout is not None
-        line = _readline(proc.stdout, _START_TIMEOUT)
+        start_s = budget.remaining(_START_TIMEOUT)  # never past the caller's budget either
+        assert start_s is not None
+        line = _readline(proc.stdout, time.monotonic() + start_s)
         if line is None or '"ready"' not in line:
             _kill(proc)
             return None
@@ -86,13 +89,20 @@ class _Worker:
                 return None
             assert proc.stdin is not None and proc.stdout is not None
             request = json.dumps({"text": text, "config": config.to_dict()}, ensure_ascii=True)
+            # The trace's budget runs from the moment it is handed over and never outlives the
+            # caller's budget (cotaudit.limits).
+            seconds = budget.remaining(config.limits.trace_timeout)
+            assert seconds is not None
+            if seconds <= 0:
+                return None  # the caller's budget is spent already: keep the worker, send nothing
+            deadline = time.monotonic() + seconds
             try:
                 proc.stdin.write(request + "\n")
                 proc.stdin.flush()
             except (BrokenPipeError, OSError):
                 self._reset()
                 return None
-            line = _readline(proc.stdout, config.limits.trace_timeout)
+            line = _readline(proc.stdout, deadline)
             if line is None:
                 self._reset()
                 return None
@@ -118,16 +128,18 @@ def _kill(proc: subprocess.Popen[str]) -> None:
         pass
 
 
-def _readline(stream: IO[str], timeout: float) -> str | None:
-    deadline = time.monotonic() + timeout
+def _readline(stream: IO[str], deadline: float) -> str | None:
+    """One line from ``stream`` if it is there by ``deadline`` (``time.monotonic``). A line that
+    is already waiting is always taken, even past the deadline: the work is done, and a parent
+    that was kept off the CPU must not turn a finished trace into a timeout."""
     while True:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return None
+        remaining = max(0.0, deadline - time.monotonic())
         ready, _, _ = select.select([stream], [], [], remaining)
         if ready:
             line = stream.readline()
             return line if line else None
+        if remaining == 0.0:
+            return None
 
 
 _worker = _Worker()

@@ -15,6 +15,7 @@ import heapq
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+import cotaudit.limits as budget
 from cotaudit.type6.constraints import CONFLICT, PIN, UNVERIFIABLE
 
 if TYPE_CHECKING:
@@ -46,6 +47,7 @@ def backpropagate(seq: Sequential, i: int, created: Sequence[int], pi: str | Non
     # Each pop and each final check is one evaluation; the budget is counted, never timed.
     seq.evaluations_left -= len(queued)
     while heap:
+        budget.checkpoint()
         cid = heapq.heappop(heap)
         queued.discard(cid)
         touched.add(cid)

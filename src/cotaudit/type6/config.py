@@ -34,6 +34,12 @@ class Config:
     max_line_chars: int = 100_000
     max_upstream_visits: int = 1_000_000  # extension: budget of the Y-46 (b) searches
     max_evaluations: int = 500_000  # extension: back-propagation work; beyond it, T6_E05
+    # Extensions (issue 14, docs/type6.md): what the result document lists. The analysis
+    # always covers everything; a cut listing is counted in the document's ``truncated``.
+    max_events_per_code: int = 100  # events (and diagnostics) listed per code
+    max_listed_path_ids: int = 100  # path ids per value in S05/D02 data
+    report_floor_bytes: int = 524_288  # listing allowance: floor + per input byte × |trace|
+    report_bytes_per_input_byte: int = 8
 
     def __post_init__(self) -> None:
         if self.path_mode not in PATH_MODES:
@@ -54,6 +60,10 @@ class Config:
             "max_line_chars",
             "max_upstream_visits",
             "max_evaluations",
+            "max_events_per_code",
+            "max_listed_path_ids",
+            "report_floor_bytes",
+            "report_bytes_per_input_byte",
         ):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:

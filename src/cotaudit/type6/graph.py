@@ -75,6 +75,8 @@ class GraphBuilder:
         self.seen: set[str] = set()
         self.edges: list[Edge] = []
         self.stmt_edges: list[list[int]] = [[]]  # index 0 unused: statements are 1-based
+        self.nodes_after: list[int] = [0]  # how many nodes and edges exist after each statement
+        self.edges_after: list[int] = [0]
         self.owns_jump: list[bool] = [False]
         self.prev: str | None = None
         self.meander = False
@@ -99,6 +101,11 @@ class GraphBuilder:
 
     def add(self, f: Folded) -> None:
         """Y-60 steps 1-6 for statement ``f.stmt`` (statements arrive in order)."""
+        self._add(f)
+        self.nodes_after.append(len(self.nodes))
+        self.edges_after.append(len(self.edges))
+
+    def _add(self, f: Folded) -> None:
         i = f.stmt
         self.stmt_edges.append([])
         self.owns_jump.append(False)

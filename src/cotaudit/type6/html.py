@@ -59,6 +59,10 @@ def to_html(result: Type6Result) -> str:
         f"{escape(str(s['sink']))} · {s['n_statements']} statements · {s['paths']['count']} paths "
         f"({escape(s['paths']['mode'])})</p>"
     )
+    cut = doc.get("truncated") or {}
+    if cut:
+        listed = "; ".join(f"{k}: {v}" for k, v in cut.items())
+        parts.append(f"<p class='soft'>The document's listings were cut (left out: {escape(listed)}).</p>")
     parts.append(f"<div class='svg'>{to_svg(result)}</div>")
     seq = doc["sequential"]
     parts.append("<h2>Events</h2>")

@@ -13,6 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+import cotaudit.limits as budget
 from cotaudit.type6.model import (
     ANNOTATION_ALIASES,
     ANNOTATIONS,
@@ -108,6 +109,8 @@ def trace_from_obj(obj: Any, trace_id: str | None, line: int | None, limits: Lim
         errors.append(Diagnostic("T6_E05", line, f"more than {limits.max_statements} statements"))
         items = []
     for k, item in enumerate(items):
+        if not k & 63:
+            budget.checkpoint()  # the caller's wall-time budget (cotaudit.limits), every 64 statements
         parsed = _statement(item, f"statements[{k}]", line, limits)
         if isinstance(parsed, Diagnostic):
             errors.append(parsed)

@@ -11,6 +11,8 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import TYPE_CHECKING
 
+import cotaudit.limits as limits
+
 if TYPE_CHECKING:
     from cotaudit.type6.sequential import Sequential
 
@@ -53,6 +55,7 @@ def upstream_changed(seq: Sequential, j: int, i: int, pi: str) -> bool:
     frontier = [pi]
     budget = seq.upstream_budget
     while frontier:
+        limits.checkpoint()  # the caller's wall-time budget, per expanded node
         for x in parents.get(frontier.pop(), ()):
             if x in seen:
                 continue

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import cotaudit.limits as budget
 from cotaudit.type6.model import (
     ANNOTATION_ALIASES,
     ANNOTATIONS,
@@ -110,6 +111,8 @@ def parse_t6(text: str, trace_id: str | None = None, limits: Limits | None = Non
     errors: list[Diagnostic] = []
     seen_statement = False
     for lineno, line in enumerate(split_lines(text), start=1):
+        if not lineno & 63:
+            budget.checkpoint()  # the caller's wall-time budget (cotaudit.limits), every 64 lines
         if len(line) > limits.max_line_chars:
             errors.append(
                 Diagnostic("T6_E05", lineno, f"line longer than {limits.max_line_chars} characters")

@@ -14,6 +14,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import cotaudit.limits as budget
 from cotaudit.type6.graph import LOOPBACK, Edge
 
 
@@ -74,6 +75,8 @@ def enumerate_paths(
             exhausted = True
             break
         expansions += 1
+        if not expansions & 1023:
+            budget.checkpoint()  # the caller's wall-time budget (cotaudit.limits)
         e = outs[idx]
         if used[e.id] or (e.kind == LOOPBACK and loops >= max_loopbacks):
             continue
@@ -144,6 +147,7 @@ def sample_paths(
     exhausted = False
     walks = 0
     while walks < 50 * samples and len(found) < samples:
+        budget.checkpoint()  # the caller's wall-time budget, per walk (a walk is at most ℓmax steps)
         walks += 1
         node = 0
         seen_at[0] = walks

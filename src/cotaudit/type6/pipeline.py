@@ -16,6 +16,7 @@ from cotaudit.type6.backprop import WorkLimitExceeded
 from cotaudit.type6.config import Config
 from cotaudit.type6.events import Event
 from cotaudit.type6.jsonform import parse_any, parse_json
+from cotaudit.type6.listing import select, select_diagnostics
 from cotaudit.type6.model import Diagnostic, Trace
 from cotaudit.type6.paths import PathSearch, enumerate_paths, sample_paths
 from cotaudit.type6.projection import cross_path, project, score_paths
@@ -25,7 +26,6 @@ from cotaudit.type6.result import (
     coherence_report,
     event_counts,
     invalid_document,
-    path_record,
     r6,
     signal_records,
 )
@@ -54,9 +54,9 @@ def _verify(trace: Trace | str | Mapping[str, Any], config: Config) -> Type6Resu
     elif isinstance(trace, Mapping):
         trace = parse_json(trace, None, config.limits)
     if trace.diagnostics:
-        return Type6Result(
-            invalid_document(trace.id, [d.to_dict() for d in trace.diagnostics], config.to_dict())
-        )
+        listed, omitted = select_diagnostics(trace, config)
+        cut = {"diagnostics": omitted} if omitted else {}
+        return Type6Result(invalid_document(trace.id, listed, config.to_dict(), cut))
     try:
         return Type6Result(_analyse(trace, config))
     except WorkLimitExceeded as exc:
@@ -109,7 +109,7 @@ def _analyse(trace: Trace, config: Config) -> dict[str, Any]:
     )
     statement_events = list(run.seq.events)
     head, residuals = trace_events(run)
-    mode, search, truncated, exhausted = _search(run, config)
+    mode, search, truncated_paths, exhausted = _search(run, config)
     if search is None:
         reason = "path_mode is off" if mode == "off" else "no source could be resolved"
         head.append(Event("T6_W08", None, None, data={"reason": reason}))
@@ -118,7 +118,7 @@ def _analyse(trace: Trace, config: Config) -> dict[str, Any]:
     for k, event in enumerate(events, start=1):
         event.id = k
     views = project(run, search.paths, statement_events, h05) if search is not None else []
-    tail = cross_path(run, views)
+    tail = cross_path(run, views, config.max_listed_path_ids)
     if mode in ("truncated", "sampled"):
         tail.append(
             Event(
@@ -128,7 +128,7 @@ def _analyse(trace: Trace, config: Config) -> dict[str, Any]:
                 data={
                     "mode": mode,
                     "found": len(views),
-                    "truncated": truncated,
+                    "truncated": truncated_paths,
                     "budget_exhausted": exhausted,
                 },
             )
@@ -148,8 +148,10 @@ def _analyse(trace: Trace, config: Config) -> dict[str, Any]:
     scores = {"strict": strict, "graded": graded, "proportional": proportional}
     n = len(trace.statements)
     seq = run.seq
-    detail = views[: config.path_detail_limit]
     complete = search.complete if search is not None and mode == "exhaustive" else False
+    listing = select(trace, run, events, views, tail, config)
+    prefix = listing.prefix
+    listed_ids = {int(e["id"]) for e in listing.events}
     summary = {
         "n_statements": n,
         "n_propositions": len(run.props),
@@ -162,7 +164,7 @@ def _analyse(trace: Trace, config: Config) -> dict[str, Any]:
         "scores": scores,
         "event_counts": event_counts(events),
         "chain": {
-            "propositions": run.chain,
+            "propositions": prefix.chain,
             "length": len(run.chain),
             "on_chain_fraction": r6(len(run.chain) / n),
             "elevated_residuals": sum(1 for e in residuals if e.elevated),
@@ -178,14 +180,14 @@ def _analyse(trace: Trace, config: Config) -> dict[str, Any]:
     per_path = {
         "mode": mode,
         "complete": complete,
-        "truncated": truncated,
+        "truncated": truncated_paths,
         "budget_exhausted": exhausted,
         "seed": config.seed,
         "count": len(views),
-        "listed": len(detail),
-        "paths": [path_record(v) for v in detail],
-        "disagreements": signal_records(tail, "T6_S05"),
-        "under_resolutions": signal_records(tail, "T6_D02"),
+        "listed": len(listing.paths),
+        "paths": listing.paths,
+        "disagreements": signal_records(tail, "T6_S05", listed_ids),
+        "under_resolutions": signal_records(tail, "T6_D02", listed_ids),
     }
     return {
         "engine": "type6",
@@ -193,51 +195,16 @@ def _analyse(trace: Trace, config: Config) -> dict[str, Any]:
         "trace_id": trace.id,
         "status": "ok",
         "summary": summary,
-        "sequential": _sequential(trace, run, events, weights),
+        "sequential": {
+            "events": listing.events,
+            "statements": prefix.statements,
+            "constraints": prefix.constraints,
+            "final_state": prefix.final_state,
+        },
         "per_path": per_path,
         "coherence": coherence_report(views, s05, n),
-        "graph": _graph(run),
+        "graph": {"nodes": prefix.nodes, "edges": prefix.edges},
         "config": config.to_dict(),
         "diagnostics": [],
-    }
-
-
-def _sequential(trace: Trace, run: SequentialRun, events: list[Event], weights: Mapping[str, float]) -> Any:
-    """Y-86: events, statements, constraints and the final state."""
-    seq = run.seq
-    statements = [
-        {
-            "index": f.stmt,
-            "line": f.line,
-            "alpha": f.alpha,
-            "ops": list(s.ops),
-            "prop": f.prop,
-            "negated": f.negated,
-            "text": s.text,
-            "edges": run.graph.stmt_edges[f.stmt],
-        }
-        for f, s in zip(run.folded, trace.statements, strict=True)
-    ]
-    return {
-        "events": [e.to_dict(weights) for e in events],
-        "statements": statements,
-        "constraints": [c.to_dict(seq.tau) for c in seq.constraints],
-        "final_state": [
-            {"prop": p, "tau": seq.tau.get(p, "Uk"), "sigma": seq.sigma.get(p), "delta": seq.delta.get(p, 0)}
-            for p in run.props
-        ],
-    }
-
-
-def _graph(run: SequentialRun) -> Any:
-    """Y-89: nodes in creation order with roles, edges in id order."""
-    roles = {run.sink: "sink"}
-    if run.source is not None:
-        roles[run.source] = "source"
-    return {
-        "nodes": [
-            {"id": node, "kind": kind, "role": roles.get(node) if kind == "proposition" else None}
-            for node, kind in run.graph.nodes
-        ],
-        "edges": [e.to_dict() for e in run.graph.edges],
+        "truncated": listing.truncated,
     }

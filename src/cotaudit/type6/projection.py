@@ -12,7 +12,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
+from typing import Any
 
+import cotaudit.limits as budget
 from cotaudit.type6.constraints import CONFLICT
 from cotaudit.type6.events import Event
 from cotaudit.type6.graph import EDGE_KINDS
@@ -86,6 +88,7 @@ def project(
     step_writes = seq.step_writes
     views: list[PathView] = []
     for pid, path in enumerate(paths, start=1):
+        budget.checkpoint()
         stmt_set = set(map(edge_stmt.__getitem__, path))
         stmt_set.add(start)
         stmts = sorted(stmt_set)
@@ -132,25 +135,40 @@ def _no_conflict(
     return True
 
 
-def cross_path(run: SequentialRun, views: Sequence[PathView]) -> list[Event]:
-    """Y-80: S05 (T and F) and D02 (Uk with T or F) over consistent paths, first-appearance order."""
+def cross_path(run: SequentialRun, views: Sequence[PathView], max_ids: int = 100) -> list[Event]:
+    """Y-80: S05 (T and F) and D02 (Uk with T or F) over consistent paths, first-appearance order.
+
+    Each ``values`` list keeps its first ``max_ids`` path ids; ``omitted`` (only when some were
+    cut) says how many each value lost, so the data stays small with thousands of paths."""
     consistent = [v for v in views if v.consistent]
     if len(consistent) < 2:
         return []
     s05: list[Event] = []
     d02: list[Event] = []
     for prop in run.props:
+        budget.checkpoint()
         values: dict[str, list[int]] = {"T": [], "F": [], "Uk": []}
         for v in consistent:
             st = v.terminal.get(prop)
             if st is not None and st[0] in values:
                 values[st[0]].append(v.id)
-        data = {"values": {k: ids for k, ids in values.items() if ids}}
+        kept, omitted = cap_ids({k: ids for k, ids in values.items() if ids}, max_ids)
+        data: dict[str, Any] = {"values": kept}
+        if omitted:
+            data["omitted"] = omitted
         if values["T"] and values["F"]:
             s05.append(Event("T6_S05", None, prop, data=data))
         if values["Uk"] and (values["T"] or values["F"]):
             d02.append(Event("T6_D02", None, prop, data=data))
     return s05 + d02
+
+
+def cap_ids(values: Mapping[str, list[int]], limit: int) -> tuple[dict[str, list[int]], dict[str, int]]:
+    """A ``values`` map of path-id lists with each list cut to ``limit`` ids, and how many ids
+    each lost (only the values that lost some)."""
+    kept = {k: ids[:limit] for k, ids in values.items()}
+    omitted = {k: len(ids) - limit for k, ids in values.items() if len(ids) > limit}
+    return kept, omitted
 
 
 def score_paths(

@@ -14,53 +14,22 @@ from pathlib import PurePath
 from typing import Any
 
 from cotaudit.errors import UsageError
+from cotaudit.limits import BudgetExceeded
 from cotaudit.report import Finding, InputRef, Location, Report, Severity
-from cotaudit.type6.codemap import r1_severity, stable_code
 from cotaudit.type6.config import Config
 from cotaudit.type6.jsonform import parse_any
 from cotaudit.type6.pipeline import verify
-from cotaudit.type6.result import Type6Result
+from cotaudit.type6.result import Type6Result, diagnostic_finding, finding_record
 
 ENGINE_VERSION = "type6/1"
 
 
 def _findings(result: Type6Result) -> list[Finding]:
-    findings: list[Finding] = []
-    for d in result.diagnostics:
-        findings.append(
-            Finding(
-                stable_code(d["code"]),
-                "error",
-                Location(line=d["line"]),
-                d["message"],
-                {"type6_code": d["code"]},
-            )
-        )
-    for e in result.events:
-        data = e["data"]
-        severity: Any = r1_severity(e["severity"])
-        stmt = e["stmt"]
-        findings.append(
-            Finding(
-                stable_code(e["code"], elevated=data.get("elevated")),
-                severity,
-                Location(line=e["line"], statement=str(stmt) if stmt is not None else None),
-                e["message"],
-                {
-                    "type6_code": e["code"],
-                    "event": e["id"],
-                    "name": e["name"],
-                    "type6_severity": e["severity"],
-                    "weight": e["weight"],
-                    "blocking": e["blocking"],
-                    "stmt": stmt,
-                    "prop": e["prop"],
-                    "constraint": e["constraint"],
-                    "data": data,
-                },
-            )
-        )
-    return findings
+    """One finding per listed diagnostic and per listed event (``details.truncated`` counts the
+    ones the listing left out; ``summary.event_counts`` counts them all)."""
+    records = [diagnostic_finding(d) for d in result.diagnostics]
+    records += [finding_record(e) for e in result.events]
+    return [Finding.from_dict(r) for r in records]
 
 
 def to_report(
@@ -113,6 +82,8 @@ def check(
     trace_id = item_id or (PurePath(path).stem if path else None)
     try:
         result = verify(parse_any(text, trace_id, cfg.limits), cfg)
+    except (BudgetExceeded, MemoryError):
+        raise  # the caller's budget ran out: api.check reports abstain (W001/W002), not a bug
     except Exception as exc:  # a bug must not take a batch down: report it as T6_X001
         return _internal(text, path, item_id, exc)
     elapsed = round((time.perf_counter() - start) * 1000.0, 3)

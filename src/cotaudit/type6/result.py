@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import cotaudit.limits as budget
+from cotaudit.type6.codemap import r1_severity, stable_code
 from cotaudit.type6.events import Event
 from cotaudit.type6.projection import PathView
 
@@ -136,7 +138,10 @@ def path_criteria(view: PathView, s05: Sequence[Event], n_statements: int) -> di
 
 def coherence_report(views: Sequence[PathView], s05: Sequence[Event], n_statements: int) -> dict[str, Any]:
     """Y-88: distributions over the scored paths, never collapsed to one number."""
-    rows = [path_criteria(v, s05, n_statements) for v in views]
+    rows = []
+    for v in views:
+        budget.checkpoint()
+        rows.append(path_criteria(v, s05, n_statements))
     criteria: dict[str, dict[str, float | None]] = {}
     for name in CRITERIA:
         values = [row[name] for row in rows]
@@ -177,8 +182,51 @@ def path_record(view: PathView) -> dict[str, Any]:
     }
 
 
-def signal_records(events: Sequence[Event], code: str) -> list[dict[str, Any]]:
-    return [{"prop": e.prop, "event": e.id, "values": e.data["values"]} for e in events if e.code == code]
+def finding_record(e: Mapping[str, Any]) -> dict[str, Any]:
+    """The R-1 finding of one listed event, as ``Finding.to_dict`` writes it (the R-1 report
+    builds its findings from these; the listing allowance measures them)."""
+    stmt = e["stmt"]
+    return {
+        "code": stable_code(e["code"], elevated=e["data"].get("elevated")),
+        "severity": r1_severity(e["severity"]),
+        "location": {"line": e["line"], "step": None, "statement": str(stmt) if stmt is not None else None},
+        "message": e["message"],
+        "evidence": {
+            "type6_code": e["code"],
+            "event": e["id"],
+            "name": e["name"],
+            "type6_severity": e["severity"],
+            "weight": e["weight"],
+            "blocking": e["blocking"],
+            "stmt": stmt,
+            "prop": e["prop"],
+            "constraint": e["constraint"],
+            "data": e["data"],
+        },
+    }
+
+
+def diagnostic_finding(d: Mapping[str, Any]) -> dict[str, Any]:
+    """The R-1 finding of one input error."""
+    return {
+        "code": stable_code(d["code"]),
+        "severity": "error",
+        "location": {"line": d["line"], "step": None, "statement": None},
+        "message": d["message"],
+        "evidence": {"type6_code": d["code"]},
+    }
+
+
+def signal_records(events: Sequence[Event], code: str, listed: set[int]) -> list[dict[str, Any]]:
+    """Y-87's disagreements / under-resolutions: one per *listed* S05 / D02 event."""
+    records: list[dict[str, Any]] = []
+    for e in events:
+        if e.code == code and e.id in listed:
+            record: dict[str, Any] = {"prop": e.prop, "event": e.id, "values": e.data["values"]}
+            if "omitted" in e.data:
+                record["omitted"] = e.data["omitted"]
+            records.append(record)
+    return records
 
 
 def event_counts(events: Sequence[Event]) -> dict[str, int]:
@@ -189,7 +237,10 @@ def event_counts(events: Sequence[Event]) -> dict[str, int]:
 
 
 def invalid_document(
-    trace_id: str, diagnostics: Sequence[Mapping[str, Any]], config: Mapping[str, Any]
+    trace_id: str,
+    diagnostics: Sequence[Mapping[str, Any]],
+    config: Mapping[str, Any],
+    truncated: Mapping[str, Any] | None = None,
 ) -> Any:
     """Y-14: status invalid, every diagnostic, no events, null verdict and scores."""
     return {
@@ -217,4 +268,5 @@ def invalid_document(
         "graph": None,
         "config": dict(config),
         "diagnostics": [dict(d) for d in diagnostics],
+        "truncated": dict(truncated or {}),
     }

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import cotaudit.limits as budget
 from cotaudit.type6.constraints import Constraint
 from cotaudit.type6.events import Event
 from cotaudit.type6.fold import Folded, Folder
@@ -93,6 +94,8 @@ def run_sequential(
     snapshot: list[Residual] = []
     folder = Folder()
     for index, stmt in enumerate(statements, start=1):
+        if not index & 63:
+            budget.checkpoint()  # the caller's wall-time budget (cotaudit.limits), every 64 statements
         f = folder.fold(stmt, index)
         folded.append(f)
         if f.prop is not None and f.prop not in first_index:

@@ -155,6 +155,10 @@ def _header(result: Type6Result) -> str:
         line = f"{verdict} · graded {sc['graded']:g} · strict {sc['strict']:g}"
         line += f" · proportional {sc['proportional']:g}"
         line += f" · {s['paths']['count']} paths ({s['paths']['mode']})"
+        cut = result.document.get("truncated") or {}
+        if "sequential.statements" in cut:  # the document lists a prefix of the trace
+            n = s["n_statements"]
+            line += f" · graph of statements 1-{n - cut['sequential.statements']} of {n} (listing cut)"
     return (
         f'<text x="{_num(MARGIN)}" y="26" font-size="16" font-weight="bold">{escape(result.trace_id)}</text>'
         f'<text x="{_num(MARGIN)}" y="46" font-size="12" fill="#444">{escape(line)}</text>'
