@@ -164,13 +164,20 @@ def _insert(rng: random.Random, text: str, piece: str) -> str:
     return text[:at] + piece + text[at:]
 
 
+def _some_match(rng: random.Random, text: str, pattern: re.Pattern[str]) -> re.Match[str] | None:
+    """A random match of ``pattern`` (on a big text: the first one after a random place)."""
+    if len(text) > 100_000:  # listing every match of a 4 MiB text costs seconds
+        return pattern.search(text, rng.randrange(len(text))) or pattern.search(text)
+    matches = list(pattern.finditer(text))
+    return rng.choice(matches) if matches else None
+
+
 def _replace_match(rng: random.Random, text: str, pattern: re.Pattern[str], new: str) -> str | None:
     """``text`` with one random match of ``pattern`` replaced by ``new`` (``None`` if no match)."""
-    spans = [m.span() for m in pattern.finditer(text)]
-    if not spans:
+    m = _some_match(rng, text, pattern)
+    if m is None:
         return None
-    a, b = rng.choice(spans)
-    return text[:a] + new + text[b:]
+    return text[: m.start()] + new + text[m.end() :]
 
 
 def random_char(rng: random.Random) -> str:
@@ -240,6 +247,8 @@ def duplicate_lines(rng: random.Random, text: str, ctx: Context) -> str:
     a = rng.randrange(len(lines))
     b = min(len(lines), a + rng.randint(1, 3))
     times = rng.choice((1, 1, 2, 10))
+    block = sum(len(line) + 1 for line in lines[a:b])
+    times = max(0, min(times, (MAX_INPUT_CHARS - len(text)) // block))
     return "\n".join(lines[:b] + lines[a:b] * times + lines[b:])
 
 
@@ -299,7 +308,10 @@ def deep_nesting(rng: random.Random, text: str, ctx: Context) -> str:
 
 def confusables(rng: random.Random, text: str, ctx: Context) -> str:
     """Swap 1-20 characters for lookalikes: Cyrillic/Greek letters, fullwidth digits, U+2212."""
-    spots = [i for i, ch in enumerate(text) if ch in CONFUSABLES]
+    if len(text) > 100_000:  # a big text: probe random places instead of listing every one
+        spots = [i for i in (rng.randrange(len(text)) for _ in range(500)) if text[i] in CONFUSABLES]
+    else:
+        spots = [i for i, ch in enumerate(text) if ch in CONFUSABLES]
     if not spots:
         return text
     chars = list(text)
@@ -356,16 +368,18 @@ def hostile_word(rng: random.Random, text: str, ctx: Context) -> str:
 
 
 def many_lines(rng: random.Random, text: str, ctx: Context) -> str:
-    """A 100k-line input: one seed line (or a blank or a comment) repeated, or the seed itself repeated."""
+    """A 100k-line input: one seed line (or a blank or a comment) repeated, or the seed itself
+    repeated (fewer lines when they are long: the result stays under :data:`MAX_INPUT_CHARS`)."""
     lines = _lines(text)
     mode = rng.randrange(3)
     if mode == 0:
         line = rng.choice(lines)
         at = rng.randint(0, len(lines))
-        body = [line] * BIG_LINES
+        body = [line] * min(BIG_LINES, MAX_INPUT_CHARS // (len(line) + 1))
         return _cap("\n".join(lines[:at] + body + lines[at:]))
     if mode == 1:
-        return _cap(("\n".join(lines) + "\n") * max(1, BIG_LINES // max(1, len(lines))))
+        times = min(BIG_LINES // len(lines), MAX_INPUT_CHARS // (len(text) + 1))
+        return _cap((text + "\n") * max(1, times))
     filler = rng.choice(("", " ", "%", "#", "\t", "x"))
     return _cap(text + "\n" + "\n".join([filler] * BIG_LINES))
 
@@ -373,8 +387,10 @@ def many_lines(rng: random.Random, text: str, ctx: Context) -> str:
 def long_line(rng: random.Random, text: str, ctx: Context) -> str:
     """One line of 1 MiB: a token of the text, a digit run, spaces or one character repeated."""
     lines = _lines(text)
-    words = _WORD.findall(text) or ["x"]
-    unit = rng.choice((rng.choice(words) + " ", "9", " ", "(", "a", rng.choice(lines) + " ", "é"))
+    word = _some_match(rng, text, _WORD)
+    unit = rng.choice(
+        ((word.group() if word else "x") + " ", "9", " ", "(", "a", rng.choice(lines) + " ", "é")
+    )
     piece = (unit * (MIB // max(1, len(unit)) + 1))[:MIB]
     i = rng.randrange(len(lines))
     mode = rng.randrange(3)
@@ -485,11 +501,18 @@ def _set(root: Any, path: tuple[Any, ...], new: Any) -> Any:
     return root
 
 
-def replacement_value(rng: random.Random, old: Any, size: int) -> Any:
-    """A value to put where ``old`` was: another type, an edge number, a hostile string, deep nesting.
+def replacement_value(rng: random.Random, old: Any, size: int) -> tuple[Any, bool]:
+    """A value to put where ``old`` was (another type, an edge number, a hostile string, deep
+    nesting, a repetition) and whether it may make the document much larger.
 
-    ``size`` (the document's length, an upper bound on ``old``'s) keeps repetitions under
+    ``size`` (the document's length, an upper bound on ``old``'s) keeps a repetition under
     :data:`MAX_INPUT_CHARS`."""
+    value = _replacement(rng, old, size)
+    grows = isinstance(value, Raw) or (isinstance(value, list | str) and len(value) > 2 * len(str(old)) + 100)
+    return value, grows
+
+
+def _replacement(rng: random.Random, old: Any, size: int) -> Any:
     most = max(2, MAX_INPUT_CHARS // max(1, size))
     kind = rng.randrange(10)
     if kind == 0:
@@ -547,17 +570,22 @@ def json_mutate(rng: random.Random, text: str, ctx: Context) -> str:
         node = _get(root, path)
         action = rng.randrange(6)
         parent = _get(root, path[:-1]) if path else None
+        grows = False
         if action == 0 and isinstance(parent, dict):
             del parent[path[-1]]  # drop the key
         elif action == 1 and isinstance(parent, dict):
-            items = [*parent.items(), (path[-1], replacement_value(rng, node, len(text)))]
-            root = _set(root, path[:-1], DupKeys(items))  # the key twice, the second time changed
+            new, grows = replacement_value(rng, node, len(text))
+            root = _set(root, path[:-1], DupKeys([*parent.items(), (path[-1], new)]))  # the key twice
         elif action == 2 and isinstance(parent, dict):
             parent[rng.choice(HOSTILE_STRINGS) + str(path[-1])] = parent.pop(path[-1])  # rename
         elif action == 3 and isinstance(parent, list):
-            parent.insert(path[-1], node if rng.random() < 0.5 else replacement_value(rng, node, len(text)))
+            new, grows = (node, False) if rng.random() < 0.5 else replacement_value(rng, node, len(text))
+            parent.insert(path[-1], new)
         else:
-            root = _set(root, path, replacement_value(rng, node, len(text)))
+            new, grows = replacement_value(rng, node, len(text))
+            root = _set(root, path, new)
+        if grows:
+            break  # one size change per input: a second could multiply the first
     return _cap(dump(root, ascii_only=rng.random() < 0.5))
 
 

@@ -90,6 +90,24 @@ def test_every_mutator_returns_bounded_text_for_every_seed(name: str) -> None:
             assert len(out) <= MAX_INPUT_CHARS
 
 
+BIG_TEXTS = {
+    "one 4 MiB line": "x" * MAX_INPUT_CHARS,
+    "2M short lines": "a\n" * (MAX_INPUT_CHARS // 2),
+    "4 MiB of JSON": json.dumps([[["b" * 100] * 100] * 400]),
+}
+
+
+@pytest.mark.parametrize("shape", list(BIG_TEXTS))
+def test_mutators_stay_bounded_on_an_input_that_is_already_at_the_cap(shape: str) -> None:
+    text = BIG_TEXTS[shape]  # what an earlier mutator of the same input may have made
+    for fn, _, _ in [*TEXT_MUTATORS, (json_mutate, 1, False)]:
+        for i in range(3):
+            out = fn(random.Random(f"{shape}/{fn.__name__}/{i}"), text, context("vericot"))
+            # mutate() cuts every result back to the cap; one mutator at most doubles its
+            # input and adds one piece of at most 1 MiB
+            assert len(out) <= 2 * MAX_INPUT_CHARS + 2**20, fn.__name__
+
+
 def test_structure_aware_mutation_mostly_stays_json_and_changes_it() -> None:
     text = seeds("vericot")[0][1]
     parsed = changed = 0
