@@ -10,14 +10,13 @@ Prints the per-target table and the distinct failure signatures; exits 1 on any 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 from pathlib import Path
 
 from .guard import GuardSettings
 from .runner import CRASH_DIR, RunConfig, decode_input, run
-from .targets import BY_NAME, TARGETS, FuzzInput
+from .targets import BY_NAME, TARGETS, FuzzInput, load_plugin
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -67,7 +66,7 @@ def _replay_inputs(files: list[str]) -> list[FuzzInput]:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     for plugin in args.plugin:
-        importlib.import_module(plugin)
+        load_plugin(plugin, worker=False)
     guard = GuardSettings(budget_s=args.budget, slack_s=args.slack, memory_mb=args.memory_mb)
     inputs = None
     targets = tuple(t for t in args.targets.split(",") if t)

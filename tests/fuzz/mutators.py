@@ -429,8 +429,8 @@ TEXT_MUTATORS: tuple[tuple[Mutator, int, bool], ...] = (
     (random_unicode, 5, False),
     (hostile_word, 5, False),
     (empty, 1, False),
-    (many_lines, 2, True),
-    (long_line, 2, True),
+    (many_lines, 1, True),
+    (long_line, 1, True),
 )
 
 

@@ -1,7 +1,7 @@
 """A probe engine for the harness's own tests: each failure the harness must catch, on demand.
 
-Imported by the workers through ``RunConfig(plugins=("tests.fuzz.probe",))`` (and by the test
-process, to register the target). Per keyword in the text: ``HANG`` sleeps past any deadline,
+A harness plugin (``RunConfig(plugins=("tests.fuzz.probe",))``, ``--plugin``): the parent
+registers its :data:`TARGETS`, each worker also calls :func:`install`. Per keyword in the text: ``HANG`` sleeps past any deadline,
 ``ALLOC`` holds 768 MiB, ``SEGV`` kills the process with SIGSEGV, ``ESCAPE`` raises an error
 that ``api.check`` re-raises, ``BOOM`` raises inside the engine (an internal-error report),
 ``SURROGATE`` puts a lone surrogate into a finding, ``HASHSEED`` makes the report depend on
@@ -21,7 +21,7 @@ from cotaudit.limits import checkpoint
 from cotaudit.report import Finding, InputRef, Location, Report
 
 from .runner import SHADOW_HASH_OFFSET
-from .targets import Target, register
+from .targets import Target
 
 
 class SlowText(str):
@@ -70,5 +70,10 @@ def probe_check(text: str, *, path: str | None = None, item_id: str | None = Non
     )
 
 
-api.register_engine("probe", probe_check, (".probe",))
-register(Target("probe", "engine", "probe", "te/A_janet.te", engine="probe", path="fuzz.probe"))
+TARGETS = (Target("probe", "engine", "probe", "te/A_janet.te", engine="probe", path="fuzz.probe"),)
+
+
+def install() -> None:
+    """Worker side: register the probe engine (the test process never does, so no other test
+    sees it among the engines)."""
+    api.register_engine("probe", probe_check, (".probe",))

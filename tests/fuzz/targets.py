@@ -6,6 +6,7 @@ imports an engine (the worker processes do that, see :mod:`tests.fuzz.worker`).
 
 from __future__ import annotations
 
+import importlib
 import json
 import random
 from dataclasses import dataclass
@@ -52,8 +53,18 @@ RECHECK_BUNDLE = EXAMPLES / "certify" / "legal_prelim.cert.json"
 
 
 def register(t: Target) -> None:
-    """Add a target (the harness's own tests register a probe engine's; see ``RunConfig.plugins``)."""
+    """Add a target (the harness's own tests add a probe engine's; see :func:`load_plugin`)."""
     BY_NAME[t.name] = t
+
+
+def load_plugin(module_name: str, *, worker: bool) -> None:
+    """Import a plugin module and register its ``TARGETS``; in a worker, also call its ``install()``
+    (which registers engines: only workers do, so the parent's registry stays as it was)."""
+    module = importlib.import_module(module_name)
+    for t in getattr(module, "TARGETS", ()):
+        register(t)
+    if worker and hasattr(module, "install"):
+        module.install()
 
 
 def target(name: str) -> Target:

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from . import probe  # noqa: F401 - registers the probe target in this process too
 from .__main__ import main as fuzz_main
 from .guard import GuardSettings
 from .mutators import MAX_INPUT_CHARS, TEXT_MUTATORS, Context, json_mutate, mutate
 from .runner import RunConfig, RunResult, decode_input, diff_path, encode_input, run
-from .targets import REPO, TARGETS, FuzzInput, context, make_input, seeds
+from .targets import REPO, TARGETS, FuzzInput, context, load_plugin, make_input, seeds
 
 PLUGIN = "tests.fuzz.probe"
+load_plugin(f"{__package__}.probe", worker=False)  # the probe target, not its engine
 PROBE_TEXTS = (
     "OK",
     "HANG",
@@ -247,3 +247,9 @@ def test_failures_are_saved_as_replayable_reproducers(probe_run: tuple[RunResult
 def test_cli_refuses_an_unknown_target() -> None:
     with pytest.raises(SystemExit, match="unknown target"):
         fuzz_main(["--inputs", "1", "--targets", "te,nope"])
+
+
+def test_the_probe_engine_exists_only_in_the_workers() -> None:
+    from cotaudit import api
+
+    assert "probe" not in {s.name for s in api.engines()}  # other tests never see it

@@ -83,6 +83,12 @@ def _cert_text(**changes: object) -> str:
     return json.dumps(bundle, ensure_ascii=False)
 
 
+def _cert_manifest_pi_src(value: object) -> str:
+    bundle = _bundle()
+    bundle["kernel"]["manifest"]["units"][0]["pi_src"] = value  # type: ignore[index]
+    return json.dumps(bundle, ensure_ascii=False)
+
+
 def _certificate(**changes: object) -> str:
     cert = dict(_bundle()["certificate"])  # type: ignore[call-overload]
     cert.update(changes)
@@ -173,6 +179,40 @@ CASES = (
     # wrong JSON types in a certificate bundle
     Case("cert-overlay-int", "certify-cert", _cert_text(overlay=5), ("invalid",)),
     Case("cert-kernel-list", "certify-cert", _cert_text(kernel=[1, 2]), ("invalid",)),
+    Case("cert-overlay-float", "certify-cert", _cert_text(overlay=2.5), ("invalid",)),
+    Case(
+        "cert-overlay-unit-id-infinity",
+        "certify-cert",
+        _cert_text(overlay=[{"unit_id": float("inf"), "fact": "agrees_future_conclusion(x1)"}]),
+        ("invalid",),
+    ),
+    Case("cert-manifest-pi-src-int", "certify-cert", _cert_manifest_pi_src(5), ("invalid",)),
+    # found by the fuzzer: a tower power in a GIVEN line, and one with a unit
+    Case(
+        "te-tower-power-given",
+        "te",
+        "GIVEN:\n  a := 10**10**10.10\n  b := 7\nGOAL: c\nEQ[e1]: c = a + b = 12\nANS: c\n",
+        NOT_PASS,
+    ),
+    Case(
+        "te-tower-power-unit",
+        "te",
+        "GIVEN:\n  v := 12 [m/s]\n  t := 600 [s]\nGOAL: d [mi]\nEQ[e1]: d = v * t = 10**10**10.10 [mi]\nANS: d [mi]\n",
+        NOT_PASS,
+    ),
+    # found by the fuzzer: an unknown writer in a section header
+    Case(
+        "kb-unknown-writer",
+        "certify-kb",
+        KB.replace("%% query q1 writer=grounder", "%% query q1 writer=nobody"),
+        NOT_PASS,
+    ),
+    # a lone surrogate inside an SMT formula
+    Case(
+        "vericot-surrogate-in-smt",
+        "vericot",
+        _vcot().replace("(assert (tall bob))", "(assert (tall bob\udbff))", 1),
+    ),
     # a .kb that reuses a query id
     Case(
         "kb-duplicate-query-id",

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import importlib
 import json
 import os
 import pickle
@@ -322,10 +321,10 @@ def main(argv: list[str]) -> int:
 
     from cotaudit.limits import limit_process_memory
 
-    from .targets import seeds, target
+    from .targets import load_plugin, seeds, target
 
     for plugin in settings.get("plugins", ()):
-        importlib.import_module(plugin)  # registers extra targets (and engines) first
+        load_plugin(plugin, worker=True)  # extra targets and their engines, before the warm-up
     runner = Runner(settings["budget_s"], settings["memory_mb"])
     for name in settings["targets"]:  # warm up: imports, caches, te's SymPy worker
         t = target(name)
