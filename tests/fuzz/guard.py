@@ -214,6 +214,8 @@ class Worker:
         """Kill the worker if its job ran past the deadline or its RSS past the cap."""
         if not self.busy or self.proc is None:
             return None
+        if self._readable():
+            return None  # an answer is waiting (the parent may have been busy restarting another worker)
         if self.proc.poll() is not None:
             return self._died()
         phase, job = self.step, self.job
@@ -249,6 +251,11 @@ class Worker:
         rss = rss_of(self.proc.pid)
         if rss is not None and rss - self.baseline_rss > grown_mb * 1024 * 1024:
             self._restart_after_kill()
+
+    def _readable(self) -> bool:
+        assert self.proc is not None and self.proc.stdout is not None
+        ready, _, _ = select.select([self.proc.stdout], [], [], 0)
+        return bool(ready)
 
     def _wait_message(self, timeout: float) -> Any:
         assert self.proc is not None and self.proc.stdout is not None

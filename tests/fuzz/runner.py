@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import tempfile
 import time
 from collections import deque
@@ -191,16 +192,19 @@ class Run:
         hash_primary = 1 + cfg.seed % SHADOW_HASH_OFFSET
         hash_shadow = hash_primary + SHADOW_HASH_OFFSET  # always a different PYTHONHASHSEED
         start = time.monotonic()
-        primaries = [
-            Worker(f"p{i}", hash_primary, list(cfg.targets), cfg.guard, self.log_dir, cfg.plugins)
-            for i in range(cfg.jobs)
-        ]
-        shadow = Worker("shadow", hash_shadow, list(cfg.targets), cfg.guard, self.log_dir, cfg.plugins)
-        workers = [*primaries, shadow]
-        deadline = time.monotonic() + cfg.minutes * 60 if cfg.minutes is not None else None
-        last_progress = time.monotonic()
-        exhausted = False
+        workers: list[Worker] = []
         try:
+            for i in range(cfg.jobs):
+                workers.append(
+                    Worker(f"p{i}", hash_primary, list(cfg.targets), cfg.guard, self.log_dir, cfg.plugins)
+                )
+            primaries = list(workers)
+            shadow = Worker("shadow", hash_shadow, list(cfg.targets), cfg.guard, self.log_dir, cfg.plugins)
+            workers.append(shadow)
+            # the time budget starts once every worker is warm
+            deadline = time.monotonic() + cfg.minutes * 60 if cfg.minutes is not None else None
+            last_progress = time.monotonic()
+            exhausted = False
             while True:
                 for w in primaries:
                     if w.busy or exhausted or len(self.det_queue) > 2 * cfg.jobs + 2:
@@ -236,6 +240,7 @@ class Run:
             restarts = sum(w.restarts for w in workers)
             for w in workers:
                 w.close()
+            shutil.rmtree(self.log_dir, ignore_errors=True)  # what mattered is in the events
         return Summary(cfg, self.stats, self.signatures, time.monotonic() - start, restarts)
 
     def total_now(self) -> TargetStats:
@@ -371,7 +376,7 @@ class Run:
         if sig.first_index < 0:
             sig.first_index = inp.index
             sig.detail = message
-        if tb:
+        if tb and sig.count <= FILES_PER_SIGNATURE:  # a long run sees thousands of the same one
             self.tracebacks.append(f"--- {inp.target} #{inp.index} {kind}: {signature}\n{tb}")
         size = len(inp.text)
         if self.config.crash_dir is not None and (sig.count <= FILES_PER_SIGNATURE or size < sig.smallest):
