@@ -304,7 +304,7 @@ class Run:
             e = done["writer_escaped"]
             what = e.get("what") or f"{e['type']} at {e['frame']}"
             self._fail(job, "escaped", f"writer {e['writer']}: {what}", e["message"], e["traceback"])
-        if abnormal is None and checked is not None and self._sample(inp, checked):
+        if abnormal is None and checked is not None and done is not None and self._sample(inp, checked):
             self.det_queue.append(_Pending(inp, role="shadow", primary=job))
 
     def _sample(self, inp: FuzzInput, checked: dict[str, Any]) -> bool:
@@ -316,9 +316,12 @@ class Run:
 
     def _abnormal(self, job: _Pending, event: Event, *, second: bool = False) -> None:
         where = " (determinism rerun)" if second else ""
-        phase = "check" if event.phase == "check" else f"{event.phase} writer"
-        if event.phase == "diagnosis":
-            phase = "second run for the traceback"
+        phase = {
+            "check": "check",
+            "write": "writers",
+            "fingerprint": "canonical report (report_dict)",
+            "diagnosis": "second run for the traceback",
+        }.get(event.phase, f"{event.phase} writer")
         if event.kind == "killed":
             p = event.payload
             what = (
@@ -342,17 +345,18 @@ class Run:
             self._abnormal(primary, abnormal, second=True)
             return
         a, b = primary.checked, shadow.checked
-        assert b is not None
-        da, db = (primary.done or {}).get("writer_digests", {}), (shadow.done or {}).get("writer_digests", {})
-        if a["digest"] == b["digest"] and da == db:
+        assert b is not None and primary.done is not None and shadow.done is not None
+        fa, fb = primary.done, shadow.done
+        da, db = fa["writer_digests"], fb["writer_digests"]
+        if fa["digest"] == fb["digest"] and da == db:
             return
         if a.get("budget") in BUDGET_CODES or b.get("budget") in BUDGET_CODES:
             stats.budget_dependent += 1
             return
-        if a["digest"] != b["digest"]:
-            where = diff_path(a["canonical"], b["canonical"])
+        if fa["digest"] != fb["digest"]:
+            where = diff_path(fa["canonical"], fb["canonical"])
             sig = f"report differs at {where}"
-            detail = f"first run: {excerpt(a['canonical'], b['canonical'])}"
+            detail = f"first run vs second: {excerpt(fa['canonical'], fb['canonical'])}"
         else:
             names = sorted(k for k in set(da) | set(db) if da.get(k) != db.get(k))
             sig = f"writer output differs: {', '.join(names)}"

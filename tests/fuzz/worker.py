@@ -5,9 +5,10 @@ session (so the guard can kill it with its children, te's SymPy worker included)
 length-prefixed pickles on the inherited stdin/stdout (stdout is moved to a private file
 descriptor first, so a stray ``print`` in an engine cannot corrupt it).
 
-worker → parent: ``("ready", info)`` once warm; then per job two messages: ``("checked", r)``
-when the check itself returned (the guard's time limit for the check ends here),
-``("writing", name)`` as each writer starts, and ``("done", r)`` after every writer ran.
+worker → parent: ``("ready", info)`` once warm; then per job ``("checked", r)`` when the call
+itself returned (only the call is timed; the guard's limit for the check ends here),
+``("writing", step)`` as the fingerprint, each writer and the diagnosis start (each gets a
+limit of its own), and ``("done", r)`` at the end.
 """
 
 from __future__ import annotations
@@ -15,16 +16,19 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
 import os
 import pickle
 import struct
 import sys
 import time
 import traceback
+from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
 import cotaudit
+from cotaudit.report import Report
 
 _HEADER = struct.Struct(">Q")
 PKG_ROOT = Path(cotaudit.__file__).resolve().parent
@@ -130,36 +134,35 @@ class Runner:
         self.limits = Limits(wall_s=budget_s, memory_mb=memory_mb)
         self._kernel: Any = None
 
-    # -- the check (phase 1)
+    # -- the check (phase 1): only the call itself is timed
     def check(self, target: Any, text: str) -> tuple[dict[str, Any], Any]:
-        """Run ``text`` through ``target``; returns the result for the parent and the report (or None)."""
-        start = time.perf_counter()
+        """Run ``text`` through ``target``; returns the result for the parent and the outcome
+        (the report, the recheck result, the parsed document, or what stopped it)."""
         result: dict[str, Any] = {"escaped": None, "internal_error": None, "budget": None, "codes": []}
-        report: Any = None
+        outcome: Any = None
+        start = time.perf_counter()
         try:
             if target.kind == "engine":
-                report = self.api.check(
+                outcome = self.api.check(
                     text, target.engine, path=target.path, item_id="fuzz", limits=self.limits
                 )
-                value = self._report_value(report, result)
             elif target.kind == "recheck":
-                value = self._recheck(text, result)
+                outcome = self._recheck(text, result)
             else:
-                value = self._kb_parse(text)
+                outcome = self._kb_parse(text)
         except BaseException as exc:
             if isinstance(exc, KeyboardInterrupt):
                 raise
             result["escaped"] = describe(exc)
-            value = {"escaped": type(exc).__name__, "frame": result["escaped"]["frame"]}
+            outcome = {"escaped": type(exc).__name__, "frame": result["escaped"]["frame"]}
         result["elapsed_s"] = time.perf_counter() - start
-        canon = canonical_text(value)
-        result["digest"] = digest(canon)
-        result["canonical"] = canon[:CANON_PREFIX]
-        return result, report
+        if isinstance(outcome, Report):
+            self._describe_report(outcome, result)
+        elif hasattr(outcome, "codes"):
+            result["codes"] = outcome.codes()
+        return result, outcome
 
-    def _report_value(self, report: Any, result: dict[str, Any]) -> Any:
-        from cotaudit.report import report_dict
-
+    def _describe_report(self, report: Any, result: dict[str, Any]) -> None:
         codes = sorted({f.code for f in report.findings})
         result["codes"] = codes
         result["verdict"] = report.verdict
@@ -171,7 +174,6 @@ class Runner:
                 "type": str(report.details.get("exception", "?")),
                 "message": " ".join(_safe_str(error).split())[:500],
             }
-        return report_dict(report, timing=False)
 
     def _recheck(self, text: str, result: dict[str, Any]) -> Any:
         from cotaudit.certify.recheck import recheck
@@ -180,15 +182,13 @@ class Runner:
         kernel, overlay, delta = self.kernel()
         try:
             with budget(self.limits):
-                checked = recheck(text, kernel, delta=delta, overlay=overlay)
+                return recheck(text, kernel, delta=delta, overlay=overlay)
         except BudgetExceeded as exc:  # what api.check turns into COTAUDIT_W001/W002
             result["budget"] = "COTAUDIT_W001" if exc.kind == "time" else "COTAUDIT_W002"
             return {"budget": exc.kind}
         except MemoryError:
             result["budget"] = "COTAUDIT_W002"
             return {"budget": "memory"}
-        result["codes"] = checked.codes()
-        return _plain(dataclasses.asdict(checked))
 
     def kernel(self) -> tuple[Any, Any, Any]:
         if self._kernel is None:
@@ -205,18 +205,26 @@ class Runner:
         from cotaudit.certify.kbfile import parse_kb
 
         try:
-            doc = parse_kb(text)
+            return parse_kb(text)
         except KbError as exc:  # the parser's one diagnostic
             return {"KbError": _safe_str(exc)}
-        return _plain(dataclasses.asdict(doc))
 
-    # -- the writers and the diagnosis (phase 2)
+    # -- the fingerprint, the writers and the diagnosis (phase 2)
     def write(
-        self, target: Any, text: str, report: Any, result: dict[str, Any], tell: Any = None
+        self, target: Any, text: str, outcome: Any, result: dict[str, Any], tell: Any = None
     ) -> dict[str, Any]:
-        """Render ``report`` with every writer (an exception there counts as escaped) and, for an
-        internal-error report, run the engine once more outside ``api.check`` to get its traceback."""
+        """The canonical form of ``outcome`` (the determinism fingerprint); for a report, every
+        writer's output (an exception there counts as escaped); for an internal-error report, a
+        second run of the engine outside ``api.check`` to get its traceback."""
+        from cotaudit.report import report_dict
+
         done: dict[str, Any] = {"writer_escaped": None, "writer_digests": {}, "diagnosis": None}
+        if tell is not None:
+            tell("fingerprint")
+        report = outcome if isinstance(outcome, Report) else None
+        canon = canonical_text(report_dict(report, timing=False) if report is not None else plain(outcome))
+        done["digest"] = digest(canon)
+        done["canonical"] = canon[:CANON_PREFIX]
         if report is not None:
             for name, render in self._writers(text):
                 if tell is not None:
@@ -297,11 +305,22 @@ def _parses(writer: str, data: bytes) -> None:
             json.loads(line)
 
 
-def _plain(value: Any) -> Any:
-    """Dataclass dumps as JSON data (the report writers' canonical form)."""
-    from cotaudit.report import canonical
-
-    return canonical(value)
+def plain(value: Any) -> Any:
+    """``value`` (dataclasses, mappings, sequences, sets …) as JSON data in one pass, mapping keys
+    and set elements sorted: the fingerprint of a recheck result or a parsed ``.kb``."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {k: plain(v) for k, v in sorted((str(k), v) for k, v in value.items())}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    if isinstance(value, set | frozenset):
+        return sorted((plain(v) for v in value), key=canonical_text)
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    return str(value)
 
 
 # --------------------------------------------------------------------------- main loop
@@ -329,8 +348,8 @@ def main(argv: list[str]) -> int:
     for name in settings["targets"]:  # warm up: imports, caches, te's SymPy worker
         t = target(name)
         for _, text in seeds(name):
-            result, report = runner.check(t, text)
-            runner.write(t, text, report, result)
+            result, outcome = runner.check(t, text)
+            runner.write(t, text, outcome, result)
     limit_process_memory(settings.get("address_space_mb"))
     send(proto_out, ("ready", {"pid": os.getpid(), "rss": _rss()}))
     while True:
@@ -338,10 +357,10 @@ def main(argv: list[str]) -> int:
         if job is None:
             return 0
         t = target(job["target"])
-        result, report = runner.check(t, job["text"])
+        result, outcome = runner.check(t, job["text"])
         send(proto_out, ("checked", result))
-        done = runner.write(t, job["text"], report, result, lambda step: send(proto_out, ("writing", step)))
-        report = None
+        done = runner.write(t, job["text"], outcome, result, lambda step: send(proto_out, ("writing", step)))
+        outcome = None
         send(proto_out, ("done", done))
 
 
