@@ -223,6 +223,23 @@ CASES = (
     # a control character inside an evidence quote
     Case("kb-control-char-in-quote", "certify-kb", _kb_evidence('@story "p1\x07 signed the form"'), NOT_PASS),
     Case("kb-parser-control-char-in-quote", "kb-parser", _kb_evidence('@story "p1\x07 signed the form"')),
+    # found by the fuzzer: many units on one line (the splitter copies the rest of the line per
+    # unit), in a text that is not ASCII; and an interface that is not JSON, so YAML, 100k lines
+    Case(
+        "kb-parser-units-on-one-line",
+        "kb-parser",
+        _kb_story("p1 signed the form → ł.").replace(
+            "[r1] bound(X) :- signed(X).\n%% query", "a. " * 349_000 + "\n%% query"
+        ),
+    ),
+    Case(
+        "kb-interface-100k-yaml-lines",
+        "certify-kb",
+        KB.replace(
+            "%% interface\n{", "%% interface\n" + '"signed": {"args": ["party"]}\n' * 100_000 + "x: {", 1
+        ),
+        ("invalid",),
+    ),
     # size: 100k statements for type6 (its limit), and a report that size through the writers
     Case("type6-100k-lines", "type6", "T  p1 : The bridge is open.\n" * 100_000),
 )
