@@ -199,8 +199,14 @@ def test_an_unformalised_step_does_not_hide_a_failure() -> None:
     t = trace([("(assert a)", None), ("(assert c)", None)], premises=[])
     t["steps"].insert(1, {"id": "s9", "text": "no formula"})
     r = vericot.verify(t, premise_providers=[])
-    assert r.verdict == "fail"
-    assert sorted(f.code for f in r.findings) == ["VC_E002", "VC_E002", "VC_W003"]
+    assert r.verdict == "fail"  # s1 fails before anything is unknown
+    # s2 may rest on s9, whose content nobody checked: unknown, not a second failure
+    assert sorted(f.code for f in r.findings) == ["VC_E002", "VC_W001", "VC_W003"]
+    assert [s["reason"] for s in r.details["steps"]] == [
+        "premises_disabled",
+        "llm_unavailable",
+        "depends_on_unknown",
+    ]
 
 
 def test_formalizer_error_is_detail() -> None:

@@ -29,6 +29,7 @@ from cotaudit.vericot.smt import Z3_VERSION
 from cotaudit.vericot.smtlib import SmtError, Vocabulary, parse_field
 from cotaudit.vericot.solver import CheckRecord, Entry, KBSession
 
+MAX_LISTED_OPEN_STEPS = 32  # ``tainted_by`` of a depends_on_unknown step; the detail counts the rest
 StepFormalizer = Callable[[StepIn, str], StepFormalization]
 """A deterministic formaliser hook: (step, semantics) → its formalization entry."""
 
@@ -92,6 +93,10 @@ class TraceRun(PremiseStage):
             "pool_consistent": True,
         }
         self.llm_calls = 0
+        # Steps whose content never reached the KB because nobody could check it (unknown,
+        # uncommitted) or formalise it (untranslatable): a later step may rest on them, so
+        # under "assume" it is never ungrounded (issue 19: unknown is never false).
+        self.open_steps: list[int] = []
 
     # ------------------------------------------------------------------ loading
 
@@ -173,10 +178,11 @@ class TraceRun(PremiseStage):
             list(self.committed),
             dict(self.step_entry),
             dict(self.step_forms),
+            list(self.open_steps),
         )
 
     def restore(self, snap: tuple[Any, ...]) -> None:
-        active, entries, pool, decls, canon, committed, step_entry, forms = snap
+        active, entries, pool, decls, canon, committed, step_entry, forms, open_steps = snap
         kb = self.kb
         kb.active = list(active)
         kb._active_set = set(active)
@@ -188,6 +194,7 @@ class TraceRun(PremiseStage):
         self.committed = list(committed)
         self.step_entry = dict(step_entry)
         self.step_forms = dict(forms)
+        self.open_steps = list(open_steps)
 
     # ------------------------------------------------------------------ formula
 
@@ -213,6 +220,7 @@ class TraceRun(PremiseStage):
             self.kb.end_step()
             for rec in out.checks:  # the pushed goals are Z3 terms: keep no context alive (issue 14)
                 rec.goal = None
+        self._note_open(out)
         return out
 
     def skipped(self, index: int, step: StepIn) -> StepOutcome:
@@ -220,7 +228,18 @@ class TraceRun(PremiseStage):
         never a failure, since nothing about it was checked (V-14, V-15)."""
         out = StepOutcome(index, step, status="unknown", reason="budget_exhausted")
         out.detail = "the trace's time budget ran out before this step was checked"
+        self._note_open(out)
         return out
+
+    def _note_open(self, out: StepOutcome) -> None:
+        """Remember a step whose content is not in the KB for want of a check: ``unknown`` and
+        not committed (no formula, or CON(KB, F) undecided), or ``untranslatable`` (a tautology
+        excepted: its content is known and adds nothing). ``strict`` keeps V-18's "dependent
+        steps fail too"."""
+        if self.cfg.commit_policy != "assume" or out.index in self.step_entry:
+            return
+        if out.status == "unknown" or (out.status == "untranslatable" and out.reason != "tautology"):
+            self.open_steps.append(out.index)
 
     def _untranslatable(self, out: StepOutcome, reason: str, detail: str | None) -> None:
         out.status, out.reason, out.detail = "untranslatable", reason, detail
@@ -275,7 +294,7 @@ class TraceRun(PremiseStage):
         if not providers:
             if "unknown" in (r1.result, r2.result):
                 return self._decide(out, comp, "unknown", None, self._unknown_reason(out), None, [], r2)
-            return self._decide(out, comp, "ungrounded", None, "premises_disabled", None, [], r2)
+            return self._ungrounded(out, comp, "premises_disabled", r2)
         accepted: list[Candidate] = []
         offered = 0
         r3: CheckRecord | None = None
@@ -316,7 +335,26 @@ class TraceRun(PremiseStage):
             reason = "not_entailed" if (accepted or out.already_known) else "no_premises"
         else:
             reason = "no_premises"
-        return self._decide(out, comp, "ungrounded", None, reason, None, [], r2)
+        return self._ungrounded(out, comp, reason, r2)
+
+    def _ungrounded(self, out: StepOutcome, comp: Compiled, reason: str, r2: CheckRecord) -> None:
+        """``ungrounded`` only when every earlier step's content is in the KB. Entailment and
+        refutation are monotone, so an unchecked earlier step cannot undo them; non-entailment
+        is not: the step may rest on what nobody could check, so it is ``unknown``
+        (``depends_on_unknown``), ``tainted_by`` those steps, and committed as assumed (V-18)."""
+        if not self.open_steps:
+            return self._decide(out, comp, "ungrounded", None, reason, None, [], r2)
+        shown = self.open_steps[:MAX_LISTED_OPEN_STEPS]
+        out.tainted_by = list(shown)
+        n = len(self.open_steps)
+        listed = ", ".join(str(i + 1) for i in shown) + (
+            f" and {n - len(shown)} more" if n > len(shown) else ""
+        )
+        detail = (
+            f"not entailed by what was checked ({reason}), but step{'s' if n != 1 else ''} {listed} "
+            f"could not be checked and may be what it rests on"
+        )
+        return self._decide(out, comp, "unknown", None, "depends_on_unknown", None, [], r2, detail=detail)
 
     def _unknown_reason(self, out: StepOutcome) -> str:
         if self.kb.budget_exhausted:

@@ -63,6 +63,8 @@ def _message(s: StepOutcome) -> str:
         return f"step {n} is ungrounded: no accepted premise makes '{s.step.text}' follow"
     if s.status == "untranslatable":
         return f"step {n} is untranslatable ({s.reason}): {s.detail or ''}".rstrip(": ")
+    if s.reason == "depends_on_unknown":
+        return f"step {n} is unknown ({s.reason}): '{s.step.text}' is {s.detail}"
     return f"step {n} is unknown ({s.reason}): the solver could not decide '{s.step.text}'"
 
 
@@ -109,6 +111,8 @@ def findings(result: TraceResult) -> list[Finding]:
                 code = "VC_W003"
             sev: Any = "error" if code.startswith("VC_E") else "warning"
             ev["support"] = [e["id"] for e in s.support]
+            if s.tainted_by:
+                ev["tainted_by"] = s.tainted_by
             out.append(Finding(code, sev, loc, _message(s), ev))
         elif s.tainted_by:
             ev["tainted_by"] = s.tainted_by
