@@ -51,7 +51,8 @@ VERICOT: tuple[Code, ...] = (
         "step-unknown",
         "warning",
         "step",
-        "The solver could not decide the step (timeout, budget, or a premise of unknown consistency).",
+        "The solver could not decide the step (timeout, budget, a premise of unknown consistency), "
+        "or it is not entailed but may rest on an earlier step nobody could check.",
     ),
     Code(
         "VC_W002",
@@ -67,6 +68,7 @@ VERICOT: tuple[Code, ...] = (
         "llm-unavailable",
         "warning",
         "step",
-        "A language-model stage was unavailable (replay miss, call budget), so the step is unknown.",
+        "No formaliser or language-model stage was available for the step (no model configured, "
+        "replay miss, call budget), so the step is unknown.",
     ),
 )
