@@ -61,21 +61,34 @@ def add_commands(subparsers: Any) -> None:
     add_type6_annotate(subparsers)
 
 
+# Config fields a flag sets (``--max-events-per-code`` -> ``max_events_per_code``): the path
+# search, then what the result document lists (docs/type6.md, decision 15). The analysis always
+# covers everything; these bound only the listings, and ``truncated`` says what was cut.
+_CONFIG_FLAGS: tuple[tuple[str, str], ...] = (
+    ("seed", "seed of path sampling (default 0)"),
+    ("max_paths", "K, the path cap (default 10000)"),
+    ("path_detail_limit", "paths listed in per_path.paths (default 200)"),
+    ("max_events_per_code", "events (and diagnostics) listed per code (default 100)"),
+    ("max_listed_path_ids", "path ids listed per value in S05/D02 data (default 100)"),
+    ("report_floor_bytes", "listing allowance: fixed part, in bytes (default 524288)"),
+    ("report_bytes_per_input_byte", "listing allowance: bytes per byte of the trace (default 8)"),
+)
+
+
 def _add_config_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--path-mode", choices=("auto", "enumerate", "sample", "off"), default=None)
-    parser.add_argument("--seed", type=int, default=None, help="seed of path sampling (default 0)")
-    parser.add_argument("--max-paths", type=int, default=None, help="K, the path cap (default 10000)")
+    for name, help_text in _CONFIG_FLAGS:
+        parser.add_argument(
+            "--" + name.replace("_", "-"), dest=name, type=int, default=None, metavar="N", help=help_text
+        )
 
 
 def _config(args: argparse.Namespace) -> Any:
     from cotaudit.type6.r1 import make_config
 
-    options = {
-        name: getattr(args, name)
-        for name in ("path_mode", "seed", "max_paths")
-        if getattr(args, name, None) is not None
-    }
-    return make_config(None, options)
+    names = ("path_mode", *(name for name, _ in _CONFIG_FLAGS))
+    options = {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
+    return make_config(None, options)  # a negative N is a one-line UsageError (exit 2)
 
 
 def _load(path: str, config: Any) -> Any:
