@@ -6,6 +6,10 @@ that passes the structural preset M1), the full linter's CLEAN rate among compli
 and *answer accuracy* (the ANS value, or text, equals the gold answer), each with its Wilson
 95% interval. Abstentions (the server failed) are counted apart and excluded from neither
 denominator: a problem without a trace is a problem the model did not solve.
+
+Beside each dataset stands the paper's matching row, R5: the same 5-shot prompt-only condition
+(:data:`PAPER_5SHOT`, quoted with where it comes from). The paper's fine-tuned 2B model
+(:data:`PAPER_SFT_2B`) is printed below the table as context, never as the comparison.
 """
 
 from __future__ import annotations
@@ -23,8 +27,49 @@ from cotaudit.frontends.te_emit import Emission, emit
 from cotaudit.llm.client import LLMClient
 
 DATASETS = ("gsm8k", "math500")
-# The paper's R5-SFT structural compliance on GSM8K / MATH500 (appendix I), for reference.
-PAPER_COMPLIANCE = {"gsm8k": 0.992, "math500": 0.818}
+
+
+@dataclass(frozen=True, slots=True)
+class PaperRow:
+    """One condition of the Telegraph paper (shared/spec/papers/telegraph-reasoning.txt), its
+    figures per dataset, and the sentences they are quoted from."""
+
+    condition: str
+    compliance: dict[str, float]
+    accuracy: dict[str, float]
+    quotes: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "condition": self.condition,
+            "compliance": dict(self.compliance),
+            "accuracy": dict(self.accuracy),
+            "quotes": list(self.quotes),
+        }
+
+
+# What ``eval te-emit`` does: the 5-shot TE prompt, no fine-tuning. The paper's matching row is
+# R5 (prompt-only, 5 in-context examples, Claude Sonnet 4.6), so that is the comparison.
+PAPER_5SHOT = PaperRow(
+    "R5 (TE), prompt-only 5-shot, Claude Sonnet 4.6",
+    compliance={"gsm8k": 1.0, "math500": 0.964},
+    accuracy={"gsm8k": 0.964, "math500": 0.626},
+    quotes=(
+        "§5.1: “Structural compliance is 100% on GSM8K and 96.4% on MATH500”",
+        "Table 1 (prompt-only accuracy, GSM8K n = 1,319, MATH500 n = 500): “R5 (TE)” 96.4% / 62.6%",
+        "§4: “R5 (TE scratchpad with 5 in-context examples)”; “temperature 0.2 for generation”",
+    ),
+)
+# Context only: a 2B model fine-tuned on TE traces, not what this command measures.
+PAPER_SFT_2B = PaperRow(
+    "R5-SFT, Qwen3.5-2B + TE-SFT on 1,562 traces (context)",
+    compliance={"gsm8k": 0.992, "math500": 0.818},
+    accuracy={"gsm8k": 0.721, "math500": 0.366},
+    quotes=(
+        "Appendix I: “The SFT model (R5 sft : Qwen3.5-2B + TE-SFT on 1,562 traces) achieves 72.1% on "
+        "GSM8K and 36.6% on MATH500”; “Structural compliance is 99.2% / 81.8%.”",
+    ),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,12 +133,20 @@ def evaluate(client: LLMClient, problems: Sequence[Problem]) -> dict[str, Any]:
             "accuracy_ci": stats.wilson(correct, n).to_list(),
             "abstained": sum(1 for _, e in rows if e.status == "abstain"),
             "reasons": dict(sorted(Counter(_reason_kind(e) for _, e in rows).items())),
-            "paper_compliance": PAPER_COMPLIANCE[dataset],
+            "paper_5shot": {
+                "compliance": PAPER_5SHOT.compliance[dataset],
+                "accuracy": PAPER_5SHOT.accuracy[dataset],
+            },
+            "paper_sft_2b": {
+                "compliance": PAPER_SFT_2B.compliance[dataset],
+                "accuracy": PAPER_SFT_2B.accuracy[dataset],
+            },
         }
         for p, e in rows:
             item = {"id": p.id, "gold": p.gold, "correct": same_answer(e.answer, e.value, p.gold)}
             item.update(e.to_dict())
             report["items"].append(item)
+    report["paper"] = {"5-shot": PAPER_5SHOT.to_dict(), "sft-2b": PAPER_SFT_2B.to_dict()}
     report["calls"] = client.log.summary()
     return report
 
@@ -111,18 +164,30 @@ def render(report: dict[str, Any]) -> str:
         f"Model `{client['model']}` (cache mode `{client['mode']}`), the 5-shot TE prompt, temperature 0.",
         "",
         "| dataset | problems | structural compliance [95% Wilson] | CLEAN (full linter) | answer accuracy "
-        "[95% Wilson] | abstained | paper R5-SFT compliance |",
+        "[95% Wilson] | abstained | paper 5-shot compliance / accuracy |",
         "|---|---|---|---|---|---|---|",
     ]
     for name, d in report["datasets"].items():
         lo, hi = d["compliance_ci"]
         alo, ahi = d["accuracy_ci"]
+        paper = d["paper_5shot"]
         lines.append(
             f"| {name} | {d['problems']} | {pct(d['compliance'])} [{pct(lo)}, {pct(hi)}] "
             f"| {d['clean_among_compliant']} of {d['compliant']} "
             f"| {pct(d['accuracy'])} [{pct(alo)}, {pct(ahi)}] "
-            f"| {d['abstained']} | {pct(d['paper_compliance'])} |"
+            f"| {d['abstained']} | {pct(paper['compliance'])} / {pct(paper['accuracy'])} |"
         )
+    lines += ["", f"Paper row compared: {PAPER_5SHOT.condition}. Quoted from the paper:", ""]
+    lines += [f"- {q}" for q in PAPER_5SHOT.quotes]
+    sft = PAPER_SFT_2B
+    lines += [
+        "",
+        f"For context only (a fine-tuned model, not this prompt): {sft.condition}: compliance "
+        + ", ".join(f"{k} {pct(v)}" for k, v in sft.compliance.items())
+        + "; accuracy "
+        + ", ".join(f"{k} {pct(v)}" for k, v in sft.accuracy.items())
+        + ".",
+    ]
     lines += ["", "Why traces were not compliant:", ""]
     for name, d in report["datasets"].items():
         reasons = ", ".join(f"{k} {v}" for k, v in d["reasons"].items())
