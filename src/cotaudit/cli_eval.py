@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from cotaudit.cli_io import emit as _write
+from cotaudit.cli_limits import add_limit_options, limits_from_args
 from cotaudit.cli_llm import add_llm_options, llm_client, optional_llm_client
 from cotaudit.errors import InputError, UsageError
 from cotaudit.report.encoding import ENCODE_ERRORS
@@ -165,20 +166,27 @@ def _cmd_eval_te_emit(args: argparse.Namespace) -> int:
 def _add_type6(engines: Any) -> None:
     t6 = engines.add_parser(
         "type6",
-        help="the type6 baseline comparison on raw chains of thought: Type-6, LLM judge, Trivial",
+        help="type6 on a corpus: annotated traces -> the paper's corpus-level tables; "
+        "raw chains of thought -> the baseline comparison (Type-6, LLM judge, Trivial)",
     )
     t6.add_argument(
         "traces",
         metavar="PATH",
-        help='a directory of raw *.txt traces, or JSONL of {"id", "text", "question"}',
+        help="annotated: a folder with *.t6 traces (e.g. examples/type6), a .t6/.json trace or a "
+        'type6 JSONL; raw: a folder of *.txt traces or JSONL of {"id", "text", "question"}',
     )
     t6.add_argument("--json", dest="json_out", help="write the figures and every item as JSON")
     t6.add_argument("-o", "--output", help="write the Markdown report here (default: stdout)")
+    add_limit_options(t6)
     add_llm_options(t6)
     t6.set_defaults(handler=_cmd_eval_type6)
 
 
 def _cmd_eval_type6(args: argparse.Namespace) -> int:
+    from cotaudit.eval.type6_corpus import is_annotated
+
+    if is_annotated(Path(args.traces)):
+        return _eval_type6_corpus(args)
     from cotaudit.frontends.type6_compare import TraceInputError, compare, load_traces
     from cotaudit.frontends.type6_compare import render as render_type6
 
@@ -191,4 +199,20 @@ def _cmd_eval_type6(args: argparse.Namespace) -> int:
     _write(render_type6(report), args.output)
     if args.json_out:
         _write(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False) + "\n", args.json_out)
+    return 0
+
+
+def _eval_type6_corpus(args: argparse.Namespace) -> int:
+    """An annotated corpus needs no model: every trace is verified under its own budget."""
+    from cotaudit.eval.type6_corpus import CorpusError, aggregate, verify_corpus
+    from cotaudit.eval.type6_tables import render
+
+    try:
+        facts = verify_corpus(Path(args.traces), limits_from_args(args))
+    except CorpusError as exc:
+        raise UsageError(str(exc)) from None
+    figures = aggregate(facts)
+    _write(render(figures, title=args.traces), args.output)
+    if args.json_out:
+        _write(json.dumps(figures, indent=2, ensure_ascii=False) + "\n", args.json_out)
     return 0

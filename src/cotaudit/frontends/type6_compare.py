@@ -3,9 +3,11 @@
 For each raw chain of thought: annotate it (:mod:`~cotaudit.frontends.type6_annotate`) and run
 the type6 verifier on the result; ask the 4-axis judge; compute the model-free Trivial
 baseline. Then, as in the paper's Table 3, pairwise Cohen's κ on hard-fail and Spearman's ρ on
-the 0–5 scalars, each over the traces both methods decided. An annotation or a judgement that
-failed leaves that method's cell empty (``None``) — it is never guessed. With no model
-configured, only Trivial runs; Type-6 and the judge are reported as not run, with the reason.
+the 0–5 scalars, each over the traces both methods decided; and the corpus-level Type-6
+tables (:mod:`cotaudit.eval.type6_tables`) over the annotations that parsed. An annotation or
+a judgement that failed leaves that method's cell empty (``None``) — it is never guessed. With
+no model configured, only Trivial runs; Type-6 and the judge are reported as not run, with the
+reason.
 """
 
 from __future__ import annotations
@@ -16,8 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cotaudit import type6
+from cotaudit import api
 from cotaudit.eval.baselines import MethodScores, agreement, trivial
+from cotaudit.eval.type6_corpus import TraceFacts, aggregate, facts_from_report
+from cotaudit.eval.type6_tables import render as render_corpus
 from cotaudit.frontends.type6_annotate import annotate
 from cotaudit.frontends.type6_judge import judge_type6
 from cotaudit.llm.client import LLMClient
@@ -40,7 +44,7 @@ def load_traces(path: Path) -> list[RawTrace]:
     if path.is_dir():
         files = sorted(path.glob("*.txt"))
         if not files:
-            raise TraceInputError(f"{path}: no *.txt raw traces in this directory")
+            raise TraceInputError(f"{path}: no *.txt raw traces (nor *.t6 annotated ones) in this directory")
         return [RawTrace(f.stem, _read(f)) for f in files]
     traces = []
     for n, line in enumerate(_read(path).splitlines(), 1):
@@ -78,13 +82,22 @@ def compare(
     if client is None:
         return _trivial_only(traces, not_configured or "no model configured")
     rows: list[dict[str, Any]] = []
+    corpus: list[TraceFacts] = []
     for t in traces:
         ann = annotate(client, t.text, question=t.question, trace_id=t.id)
         t6_fail: bool | None = None
         t6_score: float | None = None
         if ann.status == "ok":
-            result = type6.verify(type6.parse_t6(ann.t6, t.id))
-            t6_fail, t6_score = result.hard_fail, result.score
+            # api.check: the per-input budget; an overrun leaves the cells empty, never guessed
+            report = api.check(ann.t6, "type6", item_id=t.id)
+            facts = facts_from_report(report, t.id)
+            if facts.status == "ok":
+                t6_fail, t6_score = report.details["summary"]["hard_fail"], report.details["summary"]["score"]
+        else:
+            facts = TraceFacts(
+                t.id, "invalid" if ann.status == "invalid" else "unchecked", f"annotation {ann.status}"
+            )
+        corpus.append(facts)
         judged = judge_type6(client, t.text, tag=f"judge {t.id}")
         base = trivial(t.text)
         rows.append(
@@ -130,6 +143,7 @@ def compare(
         "annotation": {s: annotations.count(s) for s in ("ok", "invalid", "abstain")},
         "methods": summary,
         "agreement": agreement(methods),
+        "corpus": aggregate(corpus),
         "items": rows,
         "calls": client.log.summary(),
     }
@@ -208,6 +222,12 @@ def render(report: dict[str, Any]) -> str:
             f"| {cell(jd.get('hard_fail'))} | {cell(jd.get('score'))} "
             f"| {cell(tv.get('hard_fail'))} | {cell(tv.get('score'))} |"
         )
+    if report.get("corpus"):  # the model's annotations, aggregated like an annotated corpus
+        tables = render_corpus(report["corpus"], title="the model's annotations")
+        out += [
+            "",
+            tables.replace("# type6 corpus", "## type6 corpus", 1).replace("\n## ", "\n### ").rstrip("\n"),
+        ]
     return "\n".join(out) + "\n"
 
 
