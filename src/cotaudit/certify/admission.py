@@ -15,7 +15,7 @@ from cotaudit.certify import gate
 from cotaudit.certify.cachestate import evict_keys, revalidate
 from cotaudit.certify.closure import Source
 from cotaudit.certify.engine import evaluate
-from cotaudit.certify.errors import ComputationCap, StoreError
+from cotaudit.certify.errors import ComputationCap, ResourceCap, StoreError
 from cotaudit.certify.gate import GateDecision, Outcome
 from cotaudit.certify.kernel import KernelResult, OrderRank
 from cotaudit.certify.sources import Evidence
@@ -102,8 +102,10 @@ def justify(state: CertState, scan: KernelResult) -> list[str]:
                 interface_sha256=state.interface.sha256,
                 leaf_info=state.leaf_info(),
             )
+        except ResourceCap:
+            raise  # machine-dependent: the admission abstains as a whole
         except ComputationCap:
-            continue
+            continue  # a work bound: the same on every machine
         cert_id = state.store.put_certificate(cert)
         conn.execute("INSERT INTO justifications VALUES(?,?,?)", (uid, state.version, cert_id))
         out.append(cert["sha256"])
@@ -224,6 +226,33 @@ def admit_many(
     payload["decisions"] = [d.to_json() for d in decisions]
     log_seq = state.store.append_log("ADMIT_BATCH", payload)
     return [d.with_seq(log_seq) for d in decisions]
+
+
+def abstained(
+    state: CertState,
+    proposals: Sequence[Unit | str | Mapping[str, Any]],
+    exc: ResourceCap,
+    op: str,
+) -> list[GateDecision]:
+    """Log an admission that a time or memory bound stopped (its transaction was rolled back):
+    every unit gets REJECT ``UNDECIDED`` with the bound, nothing is admitted and nothing else
+    changes. Deciding anything under such a bound would make the kernel depend on the
+    machine's speed (C-26), so the whole operation is abstained, and says so."""
+    message = f"not decided: the admission met its {exc.bound} bound ({exc.what}); nothing was admitted"
+    decisions = []
+    for proposal in proposals:
+        got = gate.parse_proposal(proposal)
+        unit = None if isinstance(got, GateDecision) else got
+        decisions.append(
+            gate.reject("UNDECIDED", message, unit, bound=exc.bound, cap=exc.what, check="operation")
+        )
+    if op == "ADMIT":
+        payload: dict[str, Any] = {"decision": decisions[0].to_json(), "evidence": [], "records": []}
+        payload["certificates"] = []
+    else:
+        payload = {"evidence": [], "records": [], "decisions": [d.to_json() for d in decisions]}
+    seq = state.store.append_log(op, payload)
+    return [d.with_seq(seq) for d in decisions]
 
 
 def erase_unit(state: CertState, unit_id: int, reason: str) -> dict[str, Any]:

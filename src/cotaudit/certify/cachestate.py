@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from cotaudit.certify.cache import Candidate, allocate, threshold, update_frequency
 from cotaudit.certify.certificate import size_bytes
-from cotaudit.certify.errors import ComputationCap, ProgramError, StoreError
+from cotaudit.certify.errors import ComputationCap, ProgramError, ResourceCap, StoreError
 from cotaudit.certify.grammar import parse_literal
 from cotaudit.certify.recheck import recheck
 
@@ -140,8 +140,10 @@ def _rebuild(state: CertState, old: Mapping[str, Any], delta: int) -> dict[str, 
     try:
         lit = parse_literal(old["conclusion"])
         closure = state.closure()
+    except ResourceCap:
+        raise  # machine-dependent: the transition abstains as a whole, the cache is not changed
     except (ProgramError, ComputationCap):
-        return None
+        return None  # a work bound, the same on every machine: evicted (never served stale)
     depth = closure.depth(lit)
     if depth is None or depth > delta:
         return None
