@@ -145,6 +145,7 @@ def admit_one(
     old_k = {s.unit_id for s in state.kernel_sources()}
     rank: list[int | str] = list(order_rank) if order_rank is not None else [seq]
     insert_unit(state, UnitRow(uid, unit, writer, "kernel", None, rank, "active", None, seq))
+    payload["order_rank"] = rank  # decides which units the scan keeps: under the log (logstate.py)
     payload["evidence"] = [insert_evidence(state, uid, decision.record, seq)]
     state.store.hook("after_unit_insert")
     assert decision.scan is not None
@@ -187,6 +188,7 @@ def admit_many(
     old_k = {s.unit_id for s in state.kernel_sources()}
     decisions: list[GateDecision] = []
     new_ids: dict[int, int] = {}  # decision index → unit id
+    ranks: list[list[Any]] = []  # [unit id, order_rank] of every new unit, logged
     evidence_shas: list[str] = []
     uid = next_unit_id(state)
     keys = dict(state.active_keys())  # kept up to date here: one build per batch, not per unit
@@ -201,6 +203,7 @@ def admit_many(
             if dup is None:
                 order: list[int | str] = list(rank) if rank is not None else [seq, index]
                 insert_unit(state, UnitRow(uid, d.unit, writer, "kernel", None, order, "active", None, seq))
+                ranks.append([uid, order])
                 new_ids[index] = uid
                 keys[d.unit.key] = uid
                 uid += 1
@@ -213,6 +216,7 @@ def admit_many(
     payload: dict[str, Any] = {
         "evidence": sorted(set(evidence_shas)),
         "records": _record_shas(state, decisions),
+        "order_ranks": ranks,
     }
     if new_ids:
         scan = state.scan()

@@ -194,6 +194,9 @@ def tick(state: CertState, now: int | None) -> dict[str, Any]:
     conn = state.store.conn
     new_tick = state.tick_no + 1 if now is None else int(now)
     keys = sorted(set(state.freq) | set(state.requests))
+    # the requests counted since the last tick and the half-life they decay with: the log then
+    # determines every frequency, so verify-log can re-derive the freq table (logstate.py)
+    counts = [[key, state.requests[key]] for key in keys if state.requests.get(key)]
     for key in keys:
         f = update_frequency(
             state.freq.get(key, 0.0), state.requests.get(key, 0), state.config.half_life_ticks
@@ -208,7 +211,13 @@ def tick(state: CertState, now: int | None) -> dict[str, Any]:
     state.tick_no = new_tick
     state.store.set_meta("tick", str(new_tick))
     flushed = flush_audit(state)
-    state.store.append_log("TICK", {"tick": new_tick, "keys": len(keys)})
+    payload = {
+        "tick": new_tick,
+        "keys": len(keys),
+        "counts": counts,
+        "half_life_ticks": repr(float(state.config.half_life_ticks)),
+    }
+    state.store.append_log("TICK", payload)
     return {"tick": new_tick, "keys": len(keys), "flushed": flushed}
 
 
