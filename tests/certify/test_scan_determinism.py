@@ -130,3 +130,41 @@ def test_admission_on_a_loaded_machine_is_the_same_state_or_an_explicit_abstenti
         (Outcome.REJECT, "UNDECIDED", "time")
     }
     assert tight.version == 0 and tight.dump()["units"] == [] and tight.verify_state() == []
+
+
+def _chain_kb(timeout_s: float) -> str:
+    import json
+
+    interface = {
+        "format": "cotaudit.certify.interface/1",
+        "roles": {"n": {"type": "any"}},
+        "predicates": {"edge": {"args": ["n", "n"]}, "path": {"args": ["n", "n"]}},
+        "source_whitelist": ["edge"],
+        "query_predicates": ["path"],
+    }
+    program = "[r1] path(X, Y) :- edge(X, Y).\n[r2] path(X, Z) :- path(X, Y), edge(Y, Z).\n"
+    program += "".join(f"edge(n{i}, n{i + 1}).\n" for i in range(40))
+    return (
+        f"%% interface\n{json.dumps(interface)}\n%% config\n{json.dumps({'limits': {'timeout_s': timeout_s}})}\n"
+        f"%% record src kind=rules\n{program}%% units evidence=src\n{program}%% queries\n?- path(n0, n5) => yes.\n"
+    )
+
+
+def test_an_abstention_for_time_is_the_same_report_however_loaded_the_machine() -> None:
+    """The report states the configured bound, never the time that happened to be left."""
+    import json
+
+    from cotaudit.certify.kbcheck import check_kb
+
+    def to_json(report: Any) -> str:
+        return json.dumps(report.to_dict(), sort_keys=True)
+
+    text = _chain_kb(60.0)
+    reports = []
+    for step in (7.0, 13.0, 40.0):
+        with loaded(step):
+            reports.append(to_json(check_kb(text)))
+    assert reports[0] == reports[1] == reports[2]
+    assert json.loads(reports[0])["verdict"] == "abstain"
+    assert "time bound of 60 s" in reports[0]
+    assert to_json(check_kb(text)) != reports[0] and check_kb(text).verdict == "pass"  # near miss: idle

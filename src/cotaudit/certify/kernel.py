@@ -11,8 +11,9 @@ of Γ \\ {s} equals that of Γ (flag ``naf_model_equality``).
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -96,6 +97,33 @@ def kernel_scan(
     naf: bool = False,
     limits: EvalLimits | None = None,
 ) -> KernelResult:
+    """The deletion scan (C-46); see :func:`_kernel_scan`."""
+    lim = limits or EvalLimits()
+    with _as_a_whole("kernel scan", lim):
+        return _kernel_scan(units, order=order, k=k, cap=cap, naf=naf, limits=lim)
+
+
+@contextlib.contextmanager
+def _as_a_whole(what: str, lim: EvalLimits) -> Iterator[None]:
+    """A :class:`ResourceCap` from inside, restated for the whole computation with the configured
+    bound: an inner evaluation's own timeout is the time *left*, a figure no report may carry."""
+    try:
+        yield
+    except ResourceCap as exc:
+        if exc.bound == "time":
+            raise ResourceCap(f"{what} exceeded its time bound of {lim.timeout_s:g} s", {}, "time") from None
+        raise ResourceCap(f"{what}: {exc.what}", {}, exc.bound) from None
+
+
+def _kernel_scan(
+    units: Sequence[Source],
+    *,
+    order: Mapping[int, OrderRank] | None = None,
+    k: int | None = None,
+    cap: int = 100_000,
+    naf: bool = False,
+    limits: EvalLimits | None = None,
+) -> KernelResult:
     """The deletion scan (C-46). ``order`` maps unit id → order_rank (default [unit id]).
 
     Which units go to J depends only on S, the order, ``k`` and ``cap``: a check that meets a
@@ -147,6 +175,20 @@ def kernel_scan(
 
 
 def essential(
+    units: Sequence[Source],
+    *,
+    k: int | None = None,
+    cap: int = 100_000,
+    naf: bool = False,
+    limits: EvalLimits | None = None,
+) -> tuple[list[int], list[int]]:
+    """Ess(S) (C-49); see :func:`_essential`."""
+    lim = limits or EvalLimits()
+    with _as_a_whole("essential-set computation", lim):
+        return _essential(units, k=k, cap=cap, naf=naf, limits=lim)
+
+
+def _essential(
     units: Sequence[Source],
     *,
     k: int | None = None,
