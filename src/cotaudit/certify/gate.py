@@ -3,7 +3,10 @@
 ``source(unit, evidence, writer=…, scope=…, state=…)`` runs the source-mode checks in the
 spec's order — parse/safety/stratification, types, writer and whitelist (Proposition 1), the
 source checker, strong-negation contradictions, then duplicates and the kernel scan — and
-returns SOURCE_ADMIT, REDUNDANT or REJECT with the first failing reason. ``derived(lit,
+returns SOURCE_ADMIT, REDUNDANT or REJECT with the first failing reason. A check the gate
+cannot decide within a work bound is ``REJECT UNDECIDED`` (not admitted, reported as an
+abstention, never as "wrong"); a time or memory bound raises ``ResourceCap`` to the caller,
+which abstains from the whole operation. ``derived(lit,
 candidate, …)`` verifies a proposed derivation (from the executor or the trace extractor) and
 returns CERTIFY with π_der or REJECT. The gate decides; it never writes: the state applies a
 decision inside one transaction.
