@@ -168,3 +168,45 @@ def test_an_abstention_for_time_is_the_same_report_however_loaded_the_machine() 
     assert json.loads(reports[0])["verdict"] == "abstain"
     assert "time bound of 60 s" in reports[0]
     assert to_json(check_kb(text)) != reports[0] and check_kb(text).verdict == "pass"  # near miss: idle
+
+
+@pytest.mark.parametrize("where", ["justify", "rebuild"])
+def test_a_time_bound_in_justification_or_revalidation_abstains_the_admission(
+    where: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """X-10: admitting [broad] justifies [narrow] (now J) and rebuilds the cached h(k1). A time
+    bound met there used to skip the justification / evict the entry: a state that depended on
+    the machine. Now the admission abstains and nothing changes."""
+    from cotaudit.certify import admission, errors
+    from cotaudit.certify.config import CertifyConfig
+    from cotaudit.certify.state import CertState
+
+    from .support import new_state
+    from .test_state import UNARY, X10, X10_CORPUS, cached, warm
+
+    state = new_state(UNARY, X10, CertifyConfig(rho=0.0), corpus=X10_CORPUS)
+    warm(state, "h(k1)")
+    cached(state, "h(k1)")
+    before = state.dump()
+    real = CertState.closure
+    first = state.version
+
+    def closure(self: CertState) -> Any:  # the new version's closure is out of time
+        if self.version > first:
+            cap = getattr(errors, "ResourceCap", None)  # (on older code: a plain time cap)
+            raise cap("evaluation exceeded 60.0 s", {}, "time") if cap else errors.ComputationCap("60 s", {})
+        return real(self)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(CertState, "closure", closure)
+        if where == "rebuild":  # get past the justifications to the cache's revalidation
+            patch.setattr(admission, "justify", lambda state, scan: [])
+        d = state.admit("[broad] h(X) :- a(X), b(X).", Evidence("src"))
+    assert (d.outcome, d.reason, d.detail["bound"]) == (Outcome.REJECT, "UNDECIDED", "time")
+    after = state.dump()
+    for table in ("units", "cache", "justifications", "kernel_versions"):
+        assert after[table] == before[table], table
+    assert state.verify_state() == []
+    # near miss: the same admission with time to spare justifies and rebuilds
+    assert state.admit("[broad] h(X) :- a(X), b(X).", Evidence("src")).outcome is Outcome.SOURCE_ADMIT
+    assert state.cache["f:h(k1)"].deps == [1, 2, 5] and state.check_invariants() == []

@@ -273,3 +273,41 @@ def test_the_inputs_budget_is_not_swallowed_as_a_checker_error() -> None:
     assert got.verdict == "ERROR"  # near miss: the checker's own failure is its ERROR
     with budget(Limits(wall_s=30.0)):  # inside a budget that still has time: unchanged
         assert run_checker(_Failing(), fact, Evidence("src"), MemoryRecords(), interface).verdict == "ERROR"
+
+
+# ---------------------------------------------------------------- the command line
+def test_cli_says_abstained_or_undecided_never_a_traceback_or_a_failure(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cotaudit.certify.state import CertState
+    from cotaudit.cli import main
+
+    path = str(tmp_path / "s.sqlite")
+    program = TC + chain(3)
+    state = CertState.open(
+        path, STRONG, CertifyConfig(closure_embed_max=0), clock=lambda: "2026-01-01T00:00:00Z"
+    )
+    from cotaudit.certify.sources import SourceRecord
+
+    state.add_record(SourceRecord("src", "rules", program))
+    for line in program.splitlines():
+        state.admit(line, Evidence("src"))
+    r = state.query("path(n0, n9)", answer_space="yesno")
+    assert r.answer == "no" and r.certificate is not None
+    bundle = tmp_path / "no.cert.json"
+    bundle.write_text(json.dumps(make_bundle(r.certificate, state.kernel_view())))
+    units_before = state.dump()["units"]
+    state.close()
+    with loaded(step=100.0):
+        code = main(["certify", "erase", "--db", path, "3"])
+    out = capsys.readouterr()
+    assert code == 1 and out.out.startswith("ABSTAINED erase of unit 3") and "Traceback" not in out.err
+    again = CertState.open(path)
+    assert again.dump()["units"] == units_before and again.verify_state() == []
+    again.close()
+    monkeypatch.setattr(recheck_closure, "naive_evaluate", functools.partial(naive_evaluate, max_facts=3))
+    assert main(["certify", "recheck", str(bundle)]) == 1
+    assert capsys.readouterr().out.startswith("UNDECIDED CERTIFY_W002: could not recheck")
+    monkeypatch.undo()
+    assert main(["certify", "recheck", str(bundle)]) == 0  # near miss
+    assert capsys.readouterr().out.startswith("ok: closure certificate")
