@@ -588,3 +588,6 @@ _builtin("te", (".te",))
 _builtin("type6", (".t6",))
 _builtin("vericot", (".vcot.json",))
 _builtin("certify", (".kb", ".cert.json"))
+# Raw chains of thought: .txt is read as one by default; .md needs --engine cot (a tree's
+# README files are not chains). A .cot.json holds one record with its own steps.
+_builtin("cot", (".cot.json", ".txt"))

@@ -1,0 +1,183 @@
+"""Word sorting (BIG-bench ``word_sorting``): letters, buckets and orderings claimed.
+
+The trace reads the k-th letter of each word (``"kitten": "k" (11)``), groups words into
+buckets by that letter (``(2) ["being" ? "bellyache"] < (3) "cider"``), sorts each bucket by
+the next letter, and merges (``Hence, we have "a" < "b" < …``). The replayer checks:
+
+- every letter claimed is the word's k-th letter, and its number is its place in the alphabet;
+- the words listed are exactly the list being sorted (none lost, none added);
+- a bucket holds words with that letter, buckets come in increasing order, and a bucket's
+  words are exactly the sub-list being sorted;
+- the sub-list sorted next is the first unresolved bucket of the current ordering, by a
+  letter no later than the first one where its words differ;
+- in a merged ordering, the words are a permutation of the input and every ``<`` holds
+  (each word on the left sorts before each word on the right).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Sequence
+
+from cotaudit.cot.replay import Check, Replay
+
+_ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+    "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12,
+}  # fmt: skip
+_WORD = re.compile(r"[a-z][a-z'&.-]*")
+_LETTER_STEP = re.compile(r"The ([a-z]+) letter:", re.I)
+_LETTER = re.compile(r'"([^"]+)":\s*"([^"]*)"\s*\((\d+)\)')
+_SUBPART = re.compile(r"sort this subpart \[([^\]]*)\] by looking at their ([a-z]+) letters", re.I)
+_NOW = re.compile(r"We now have:\s*(.*?)(?:\s*for the subpart)?\.(?:\s|$)")
+_HENCE = re.compile(r"Hence, we have\s*(.*?)\.?\s*$")
+_GROUP = re.compile(r'\((\d+)\)\s*((?:\[[^\]]*\]|"[^"]+")(?:\s*\?\s*"[^"]+")*)')
+_QUOTED = re.compile(r'"([^"]+)"')
+
+
+def _items(ordering: str) -> list[list[str]]:
+    """``"a" < ["b" ? "c"] < "d"`` → ``[["a"], ["b", "c"], ["d"]]``."""
+    return [_QUOTED.findall(part) for part in ordering.split("<") if _QUOTED.findall(part)]
+
+
+def _common_prefix(words: Sequence[str]) -> int:
+    n = 0
+    while all(len(w) > n for w in words) and len({w[n] for w in words}) == 1:
+        n += 1
+    return n
+
+
+def _replace_item(ordering: list[list[str]], old: list[str], new: list[list[str]]) -> list[list[str]]:
+    """The ordering with the bucket holding exactly ``old`` replaced by ``new`` (if there is one)."""
+    for j, item in enumerate(ordering):
+        if sorted(item) == sorted(old):
+            return [*ordering[:j], *new, *ordering[j + 1 :]]
+    return ordering
+
+
+class WordSorting:
+    name = "word_sorting"
+
+    def recognises(self, problem: str, steps: Sequence[str]) -> bool:
+        words = problem.split()
+        return (
+            len(words) >= 2 and all(_WORD.fullmatch(w) for w in words) and any("letter" in s for s in steps)
+        )
+
+    def replay(self, problem: str, steps: Sequence[str]) -> Replay:
+        out = Replay()
+        words = problem.split()
+        current: list[str] = list(words)  # the list being sorted now
+        k = 1
+        ordering: list[list[str]] | None = None
+        for i, step in enumerate(steps):
+            sub = _SUBPART.search(step)
+            if sub is not None:
+                named = _QUOTED.findall(sub.group(1))
+                k = _ORDINALS.get(sub.group(2).lower(), 0)
+                if ordering is not None:
+                    first = next((item for item in ordering if len(item) > 1), None)
+                    if first is not None and sorted(first) != sorted(named):
+                        out.checks.append(
+                            Check(i, False, "the next sub-list to sort (the first unresolved bucket)",
+                                  " ? ".join(named), " ? ".join(first), sub.start() + 1)
+                        )  # fmt: skip
+                    elif first is not None:
+                        limit = _common_prefix(first) + 1
+                        out.checks.append(
+                            Check(i, k <= limit, "the letter to sort the bucket by", f"letter {k}",
+                                  f"letter {limit} or earlier", sub.start() + 1)
+                        )  # fmt: skip
+                current = named
+            elif _LETTER_STEP.search(step) is not None:
+                m = _LETTER_STEP.search(step)
+                assert m is not None
+                k = _ORDINALS.get(m.group(1).lower(), 0)
+            if k:
+                self._letters(i, step, current, k, out)
+            now = _NOW.search(step)
+            if now is not None and k:
+                self._buckets(i, now.group(1), now.start(1) + 1, current, k, out)
+                found = [_QUOTED.findall(body) for _, body in _GROUP.findall(now.group(1))]
+                if ordering is None:
+                    ordering = found
+                elif _HENCE.search(step) is None:
+                    ordering = _replace_item(ordering, current, found)
+            hence = _HENCE.search(step)
+            if hence is not None:
+                merged = _items(hence.group(1))
+                self._merged(i, merged, hence.start(1) + 1, words, out)
+                ordering = merged
+        return out
+
+    def _letters(self, i: int, step: str, current: list[str], k: int, out: Replay) -> None:
+        listed = []
+        for m in _LETTER.finditer(step):
+            word, letter, number = m.group(1), m.group(2), int(m.group(3))
+            listed.append(word)
+            if len(word) < k:
+                continue
+            want = word[k - 1]
+            if letter != want or (want.isalpha() and number != ord(want.lower()) - 96):
+                out.checks.append(
+                    Check(i, False, f"letter {k} of {word!r}", f"{letter} ({number})",
+                          f"{want} ({ord(want.lower()) - 96})", m.start() + 1)
+                )  # fmt: skip
+            else:
+                out.checks.append(Check(i, True, f"letter {k} of {word!r}", letter, want, m.start() + 1))
+        if listed and sorted(listed) != sorted(current):
+            out.checks.append(
+                Check(i, False, "the words whose letters are read", " ".join(listed), " ".join(current), 1)
+            )
+
+    def _buckets(self, i: int, text: str, column: int, current: list[str], k: int, out: Replay) -> None:
+        groups = [(int(n), _QUOTED.findall(body)) for n, body in _GROUP.findall(text)]
+        if not groups:
+            return
+        seen = [w for _, ws in groups for w in ws]
+        if sorted(seen) != sorted(current):
+            out.checks.append(
+                Check(i, False, "the words in the buckets", " ".join(seen), " ".join(current), column)
+            )
+            return
+        keys = [n for n, _ in groups]
+        if keys != sorted(keys) or len(set(keys)) != len(keys):
+            out.checks.append(
+                Check(i, False, "the order of the buckets", str(keys), str(sorted(set(keys))), column)
+            )
+            return
+        for n, ws in groups:
+            for w in ws:
+                if len(w) < k:
+                    continue
+                want = ord(w[k - 1].lower()) - 96
+                if want != n:
+                    out.checks.append(
+                        Check(i, False, f"the bucket of {w!r} (letter {k})", str(n), str(want), column)
+                    )
+                    return
+        out.checks.append(Check(i, True, "the buckets", text[:80], text[:80], column))
+
+    def _merged(self, i: int, merged: list[list[str]], column: int, words: list[str], out: Replay) -> None:
+        flat = [w for item in merged for w in item]
+        if sorted(flat) != sorted(words):
+            out.checks.append(
+                Check(
+                    i, False, "the words in the merged order", " ".join(flat), " ".join(sorted(words)), column
+                )
+            )
+            return
+        for a, b in itertools.pairwise(merged):
+            if max(a) >= min(b):
+                out.checks.append(
+                    Check(i, False, "an ordering claimed with '<'", f"{' ? '.join(a)} < {' ? '.join(b)}",
+                          f"{max(a)} sorts after {min(b)}" if max(a) > min(b) else "equal words", column)
+                )  # fmt: skip
+                return
+        out.checks.append(
+            Check(i, True, "the merged order", " < ".join(map("?".join, merged))[:80], "", column)
+        )
+
+
+REPLAYER = WordSorting()
