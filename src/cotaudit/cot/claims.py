@@ -27,7 +27,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
-from cotaudit import limits
+import cotaudit.limits as limits
 from cotaudit.cot.mathview import THIN, math_view
 from cotaudit.te.gsm8k_numbers import NotArithmetic, arithmetic, constant
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from cotaudit import limits
+import cotaudit.limits as limits
 from cotaudit.cot import answer as answers
 from cotaudit.cot.claims import Claim, Verdict, find_claims, modular_context
 from cotaudit.cot.inputs import MAX_STEP_CHARS, BadInput, Chain, read_chain

@@ -23,7 +23,7 @@ import importlib.util
 import threading
 from typing import Any
 
-from cotaudit import limits
+import cotaudit.limits as limits
 
 INSTALL_HINT = "pip install 'cotaudit[cot]'  (math-verify)"
 MAX_ANSWER_CHARS = 2000

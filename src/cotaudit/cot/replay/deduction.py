@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from cotaudit import limits
+import cotaudit.limits as limits
 from cotaudit.cot.replay import Check, Replay
 
 _ORD = {
