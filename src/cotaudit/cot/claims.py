@@ -778,6 +778,18 @@ def judge(
             return make(Verdict.DOUBTFUL, "near the stated value (rounding or truncation)", computed, claimed)
     elif diff <= 2 * tol or (approx and diff <= abs(computed) / 20):
         return make(Verdict.DOUBTFUL, "within the rounding of its decimal literals", computed, claimed)
+    if (
+        literal_tok is not None
+        and _significant(literal_tok.value) >= 7
+        and claimed
+        and diff <= abs(claimed) / 10_000
+    ):
+        return make(
+            Verdict.DOUBTFUL,
+            "a long decimal off in its last digits (an approximate computation)",
+            computed,
+            claimed,
+        )
     if running_totals and _running_total(left, right, lv):
         return make(Verdict.DOUBTFUL, "a running total written as a chain", computed, claimed)
     if computed and claimed and (left.units or right.units or left.percent or right.percent):
@@ -785,6 +797,10 @@ def judge(
         if abs(ratio) in _CONVERSIONS:
             return make(Verdict.DOUBTFUL, "a unit conversion factor apart", computed, claimed)
     return make(Verdict.WRONG, "", computed, claimed)
+
+
+def _significant(numeral: str) -> int:
+    return len(numeral.replace(".", "").lstrip("0"))
 
 
 def _running_total(left: Side, right: Side, lv: Fraction) -> bool:

@@ -176,8 +176,9 @@ def eval_np_human(data: Path) -> dict[str, Any]:
     out: dict[str, Any] = {"bench": "np-human", "files": {}}
     for path in sorted(data.glob("*_100.json")):
         rows = json.loads(path.read_text(encoding="utf-8"))
-        valid_flagged = invalid_flagged = valid = invalid = 0
-        flagged_valid = []
+        valid_flagged = invalid_flagged = valid = invalid = valid_answer_wrong = 0
+        flagged_valid: list[dict[str, Any]] = []
+        answer_valid: list[dict[str, Any]] = []
         for n, row in enumerate(rows):
             record = {
                 "id": n,
@@ -186,23 +187,29 @@ def eval_np_human(data: Path) -> dict[str, Any]:
                 "gold": str(row.get("final_answer")),
             }
             report = _check(record)
-            bad = report.verdict == "fail"
+            first = report.details.get("first_wrong_step")
+            bad = first is not None  # a step shown wrong
+            answer = report.details.get("answer") or {}
             if row.get("flag") == 1:
                 valid += 1
                 valid_flagged += bad
                 if bad:
-                    flagged_valid.append(
-                        {"index": n, "evidence": _evidence(report, report.details.get("first_wrong_step"))}
-                    )
+                    flagged_valid.append({"index": n, "evidence": _evidence(report, first)})
+                if answer.get("match") is False:
+                    valid_answer_wrong += 1
+                    why = f"final answer {answer.get('extracted')!r}, gold {answer.get('gold')!r}"
+                    answer_valid.append({"index": n, "evidence": why})
             else:
                 invalid += 1
                 invalid_flagged += bad
         out["files"][path.name] = {
             "valid": valid,
             "valid_flagged": valid_flagged,
+            "valid_answer_contradicts_gold": valid_answer_wrong,
             "invalid": invalid,
             "invalid_flagged": invalid_flagged,
             "flagged_valid_chains": flagged_valid,
+            "valid_chains_with_wrong_answer": answer_valid,
         }
     return out
 
@@ -266,14 +273,26 @@ def render(report: dict[str, Any], command: str) -> str:
                     f"| {d['id']} | {d['label']} | {d['predicted']} | {d['class']} | {_md(d['evidence'])} |"
                 )
     else:
-        lines += ["| file | valid | valid flagged | invalid | invalid flagged |", "|---|---|---|---|---|"]
+        lines += [
+            "Chain-level labels (`flag`: 1 valid, 0 contains a mistake). *Flagged* = a step shown wrong. A final "
+            "answer that contradicts `final_answer` is counted apart: the label judges the reasoning, not the answer.",
+            "",
+            "| file | valid | valid flagged | valid, answer contradicts gold | invalid | invalid flagged |",
+            "|---|---|---|---|---|---|",
+        ]
         for name, f in report["files"].items():
             lines.append(
-                f"| {name} | {f['valid']} | {f['valid_flagged']} | {f['invalid']} | {f['invalid_flagged']} |"
+                f"| {name} | {f['valid']} | {f['valid_flagged']} | {f['valid_answer_contradicts_gold']} "
+                f"| {f['invalid']} | {f['invalid_flagged']} |"
             )
+        lines.append("")
         for name, f in report["files"].items():
             for d in f["flagged_valid_chains"]:
-                lines.append(f"- {name} #{d['index']}: {_md(d['evidence'])}")
+                lines.append(f"- flagged valid chain {name} #{d['index']}: {_md(d['evidence'])}")
+            for d in f["valid_chains_with_wrong_answer"]:
+                lines.append(
+                    f"- valid chain, answer contradicts gold (label looks wrong) {name} #{d['index']}: {_md(d['evidence'])}"
+                )
     return "\n".join(lines) + "\n"
 
 
