@@ -170,3 +170,22 @@ def test_txt_maps_to_cot_and_md_needs_engine() -> None:
     assert api.engine_for_path("chain.txt") == "cot"
     assert api.engine_for_path("x.cot.json") == "cot"
     assert api.engine_for_path("README.md") is None
+
+
+def test_step_rewards_beside_the_trace_reward() -> None:
+    from cotaudit.rewards import step_rewards
+
+    per_step, trace = step_rewards((EXAMPLES / "bakery_slip.txt").read_text())
+    assert per_step == [1.0, 1.0, 0.0, 1.0] and trace == 0.0
+    per_step, trace = step_rewards((EXAMPLES / "bakery.txt").read_text())
+    assert per_step == [1.0] * 4 and trace == 1.0
+    assert step_rewards("Just words.\nMore words.") == ([0.5, 0.5], 0.0)
+
+
+def test_html_marks_each_step(tmp_path: Path) -> None:
+    from cotaudit.report.html import render_html
+
+    text = (EXAMPLES / "bakery_slip.txt").read_text()
+    page = render_html([run(text)], sources=[text], timing=False)
+    assert page.count('class="step-ok') == 3 and 'class="sev-error flagged-step"' in page
+    assert ">wrong</td>" in page and ">verified</td>" in page
