@@ -28,8 +28,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from cotaudit.cot import check  # noqa: E402
-from cotaudit.cot import mathverify  # noqa: E402
+from cotaudit.cot import (
+    check,
+    mathverify,
+)
 
 NAIVE = re.compile(r"(\d+(?:\.\d+)?)\s*([-+*/x×])\s*(\d+(?:\.\d+)?)\s*=\s*(\d+(?:\.\d+)?)")
 
