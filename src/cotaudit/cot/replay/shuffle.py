@@ -26,6 +26,15 @@ _SWAP = re.compile(r"\b([A-Z][a-z]+) and ([A-Z][a-z]+) (?:swap|switch|trade)")
 _STOP = frozenset({"the", "a", "an", "of", "ball", "present", "book", "with", "playing", "is", "has", "gets"})
 
 
+_CLOSING = re.compile(r"\b(?:end|answer|final|finally)\b", re.I)
+
+
+def _swap_pattern(people: list[str], initials: dict[str, str]) -> re.Pattern[str]:
+    """``Alice and Claire swap`` / ``A and C swap`` (initials when every person's is unique)."""
+    names = "|".join(map(re.escape, [*people, *initials]))
+    return re.compile(rf"\b({names}) and ({names}) (?:swap|switch|trade)")
+
+
 def _split_list(text: str) -> list[str]:
     return [p.strip() for p in re.split(r",\s*(?:and\s+)?|\s+and\s+(?=[A-Z])", text) if p.strip()]
 
@@ -74,11 +83,26 @@ class TrackingShuffledObjects:
             return out
         people, state, swaps = parsed
         aliases = self._aliases(list(state.values()))
+        initials = {p[0]: p for p in people} if len({p[0] for p in people}) == len(people) else {}
+        swap_re = _swap_pattern(people, initials)
         next_swap = 0
+        seen_state = False
         for i, step in enumerate(steps):
-            m = _SWAP.search(step)
+            m = swap_re.search(step)
+            holdings = self._holdings(step[m.end() :] if m is not None else step, people, aliases, initials)
+            if (
+                m is None
+                and seen_state
+                and len(holdings) >= 2
+                and next_swap < len(swaps)
+                and not _CLOSING.search(step)
+            ):
+                a, b = swaps[next_swap]  # a state listed with no swap named: the next swap happened
+                state[a], state[b] = state[b], state[a]
+                next_swap += 1
+            seen_state = seen_state or len(holdings) >= 2
             if m is not None:
-                pair = {m.group(1), m.group(2)}
+                pair = {initials.get(m.group(1), m.group(1)), initials.get(m.group(2), m.group(2))}
                 if next_swap >= len(swaps) or pair != set(swaps[next_swap]):
                     want = " and ".join(swaps[next_swap]) if next_swap < len(swaps) else "no further swap"
                     out.checks.append(
@@ -93,9 +117,8 @@ class TrackingShuffledObjects:
                 out.checks.append(
                     Check(i, True, "the next swap", f"{a} and {b}", f"{a} and {b}", m.start() + 1)
                 )
-            body = step[m.end() :] if m is not None else step
             offset = m.end() if m is not None else 0
-            for name, item, col in self._holdings(body, people, aliases):
+            for name, item, col in holdings:
                 ok = state[name] == item
                 out.checks.append(Check(i, ok, f"what {name} holds", item, state[name], offset + col + 1))
                 if not ok:
@@ -115,10 +138,10 @@ class TrackingShuffledObjects:
         return out
 
     def _holdings(
-        self, text: str, people: list[str], aliases: list[tuple[str, str]]
+        self, text: str, people: list[str], aliases: list[tuple[str, str]], initials: dict[str, str]
     ) -> list[tuple[str, str, int]]:
         found = []
-        names = "|".join(map(re.escape, people))
+        names = "|".join(map(re.escape, [*people, *initials]))
         pattern = re.compile(
             rf"\b({names})(?::| has| now has| gets| is(?: now)? (?:playing|dancing with|holding)| holds)\s+"
         )
@@ -129,7 +152,7 @@ class TrackingShuffledObjects:
             segment = re.split(r"[.;]|, so\b|\bso the answer", segment)[0]
             hits = {item for alias, item in aliases if re.search(rf"\b{re.escape(alias)}\b", segment)}
             if len(hits) == 1:
-                found.append((m.group(1), hits.pop(), m.start()))
+                found.append((initials.get(m.group(1), m.group(1)), hits.pop(), m.start()))
         return found
 
 

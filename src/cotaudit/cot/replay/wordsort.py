@@ -48,6 +48,31 @@ def _common_prefix(words: Sequence[str]) -> int:
     return n
 
 
+def _close(a: str, b: str) -> bool:
+    """At most one edit apart (a misspelt copy of a word is still that word)."""
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return a == b
+    i = 0
+    while i < min(len(a), len(b)) and a[i] == b[i]:
+        i += 1
+    return a[i + 1 :] == b[i + 1 :] or a[i:] == b[i + 1 :] or a[i + 1 :] == b[i:]
+
+
+def _respell(step: str, words: Sequence[str]) -> str:
+    """Quoted words that are one edit from exactly one input word (and are not input words
+    themselves) are read as that word: the ordering, not the spelling, is being checked."""
+    known = set(words)
+
+    def fix(m: re.Match[str]) -> str:
+        w = m.group(1)
+        if w in known:
+            return m.group(0)
+        near = [x for x in known if _close(w, x)]
+        return f'"{near[0]}"' if len(near) == 1 and len(w) >= 4 else m.group(0)
+
+    return _QUOTED.sub(fix, step)
+
+
 def _replace_item(ordering: list[list[str]], old: list[str], new: list[list[str]]) -> list[list[str]]:
     """The ordering with the bucket holding exactly ``old`` replaced by ``new`` (if there is one)."""
     for j, item in enumerate(ordering):
@@ -68,6 +93,7 @@ class WordSorting:
     def replay(self, problem: str, steps: Sequence[str]) -> Replay:
         out = Replay()
         words = problem.split()
+        steps = [_respell(step, words) for step in steps]
         current: list[str] = list(words)  # the list being sorted now
         k = 1
         ordering: list[list[str]] | None = None
