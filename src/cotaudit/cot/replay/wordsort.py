@@ -123,9 +123,11 @@ class WordSorting:
             if k:
                 self._letters(i, step, current, k, out)
             now = _NOW.search(step)
+            previous, sub_result = ordering, None
             if now is not None and k:
                 self._buckets(i, now.group(1), now.start(1) + 1, current, k, out)
                 found = [_QUOTED.findall(body) for _, body in _GROUP.findall(now.group(1))]
+                sub_result = found
                 if ordering is None:
                     ordering = found
                 elif _HENCE.search(step) is None:
@@ -134,6 +136,14 @@ class WordSorting:
             if hence is not None:
                 merged = _items(hence.group(1))
                 self._merged(i, merged, hence.start(1) + 1, words, out)
+                if now is not None and previous is not None and sub_result is not None:
+                    want = _replace_item(previous, current, sub_result)
+                    if want is not previous and [sorted(x) for x in want] != [sorted(x) for x in merged]:
+                        out.checks.append(
+                            Check(i, False, "the merged order takes in the sub-list just sorted",
+                                  " < ".join(map(" ? ".join, merged))[:200], " < ".join(map(" ? ".join, want))[:200],
+                                  hence.start(1) + 1)
+                        )  # fmt: skip
                 ordering = merged
         return out
 
