@@ -48,3 +48,22 @@ def test_md_and_stdin_need_engine(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert cli.main(["check", str(md)]) == 2
     capsys.readouterr()
     assert cli.main(["check", "--engine", "cot", str(md)]) == 0
+
+
+def test_jsonl_records_are_read_as_published(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = [
+        {"input": "( [", "steps": ["( ; stack: (", "[ ; stack: ( ["], "target": "] )", "answer": "] )"},
+        {"input": "( [", "steps": ["( ; stack: (", "[ ; stack: ( ("], "target": "] )", "answer": ") )"},
+    ]
+    items = tmp_path / "bbm.jsonl"
+    items.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert cli.main(["check", "--engine", "cot", "--format", "json", "--no-timing", str(items)]) == 1
+    reports = json.loads(capsys.readouterr().out)
+    assert [r["verdict"] for r in reports] == ["pass", "fail"]
+    assert (
+        reports[1]["details"]["first_wrong_step"] == 1 and reports[1]["details"]["task"] == "dyck_languages"
+    )
+    other = tmp_path / "te.jsonl"
+    other.write_text(json.dumps({"id": "a", "engine": "te", "steps": []}) + "\n")
+    assert cli.main(["check", str(other)]) == 1
+    assert "'text' must be a string" in capsys.readouterr().out
