@@ -33,6 +33,7 @@ from cotaudit.te.numeric import approx_fraction, fmt_fraction
 ENGINE_VERSION = "cot/1"
 STATUSES = ("verified", "wrong", "unchecked")
 MAX_TEXT_IN_DETAILS = 300
+MAX_REPLAYED_IN_DETAILS = 8
 
 
 @dataclass(slots=True)
@@ -43,6 +44,8 @@ class StepResult:
     wrong: int = 0
     reason: str = "nothing mechanically checkable"
     findings: list[Finding] = field(default_factory=list)
+    doubtful: int = 0  # claims found but not decided (doubtful, unevaluated)
+    replayed: list[dict[str, str]] = field(default_factory=list)  # checks that held, as evidence
 
 
 def _num(x: Fraction | None) -> str | None:
@@ -118,7 +121,10 @@ def _check_finding(check: Check, loc: _Locator) -> Finding:
         evidence["column"] = column
     if check.note:
         evidence["note"] = check.note[:300]
-    msg = f"step {check.step}: {check.what}: the trace says {check.claimed[:80]!r}, the replay gives {check.expected[:80]!r}"
+    msg = (
+        f"step {check.step}: {check.what}: the trace says {check.claimed[:80]!r}, "
+        f"the replay gives {check.expected[:80]!r}"
+    )
     return Finding("COT_E002", "error", Location(line=line, step=str(check.step)), msg, evidence)
 
 
@@ -166,6 +172,8 @@ def audit(
             elif claim.verdict == Verdict.WRONG:
                 res.checked += 1
                 res.wrong += 1
+            else:
+                res.doubtful += 1
             f = _claim_finding(claim, i, step_text, loc)
             if f is not None:
                 res.findings.append(f)
@@ -177,6 +185,10 @@ def audit(
         if not check.ok:
             res.wrong += 1
             res.findings.append(_check_finding(check, loc))
+        elif len(res.replayed) < MAX_REPLAYED_IN_DETAILS:
+            res.replayed.append(
+                {"what": check.what[:120], "claimed": check.claimed[:160], "expected": check.expected[:160]}
+            )
     for res in results:
         if res.wrong:
             res.status, res.reason = "wrong", f"{res.wrong} of {res.checked} checked claim(s) false"
@@ -215,6 +227,11 @@ def audit(
             "reason": r.reason,
             "text": s.text[:MAX_TEXT_IN_DETAILS],
         }
+        if r.status == "verified" and r.index in replay.complete and not r.doubtful:
+            # the replayer read every statement of the step and each one held: the step's
+            # recomputed state is the trace's (the evidence lists what was compared)
+            row["complete"] = True
+            row["replayed"] = r.replayed
         if chain.source == "text":
             row["line"] = s.line
             row["column"] = s.column

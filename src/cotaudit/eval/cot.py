@@ -26,6 +26,17 @@ from pathlib import Path
 from typing import Any
 
 from cotaudit import api
+from cotaudit.eval.cot_render import render
+
+__all__ = [
+    "BBM_TASKS",
+    "PROCESSBENCH_SPLITS",
+    "classify",
+    "eval_bbm",
+    "eval_np_human",
+    "eval_processbench",
+    "render",
+]
 
 BBM_TASKS = (
     "dyck_languages",
@@ -52,36 +63,71 @@ def _check(record: Mapping[str, Any], task: str | None = None, gold: str | None 
     )
 
 
-def _evidence(report: Any, step: int | None) -> str:
+def _false_claim(report: Any, step: int | None) -> str | None:
+    """The first false claim the report shows at ``step``: expression (or what was replayed),
+    the claimed and the computed value; ``None`` if there is none."""
     for f in report.findings:
-        if f.severity == "error" and f.location.step == str(step):
-            ev = f.evidence
-            if "expression" in ev:
-                return f"{ev['expression']} (computed {ev.get('computed')})"
-            return f"{ev.get('what')}: says {ev.get('claimed')!r}, replay {ev.get('expected')!r}"
-    return ""
+        if f.code not in ("COT_E001", "COT_E002") or f.location.step != str(step):
+            continue
+        ev = f.evidence
+        if f.code == "COT_E001":
+            return f"{ev.get('expression')}: claimed {ev.get('claimed')}, computed {ev.get('computed')}"
+        note = f" ({ev['note']})" if ev.get("note") else ""
+        said, got = ev.get("claimed"), ev.get("expected")
+        return f"{ev.get('what')}: the trace says {said!r}; the replay gives {got!r}{note}"
+    return None
 
 
-def _step_status(report: Any, step: int | None) -> tuple[int, str]:
+def _row(report: Any, step: int | None) -> dict[str, Any]:
     if step is None:
-        return 0, ""
+        return {}
     for row in report.details.get("steps", []):
         if row.get("index") == step:
-            return int(row.get("checked", 0)), str(row.get("status"))
-    return 0, ""
+            return dict(row)
+    return {}
+
+
+def _replayed(row: Mapping[str, Any]) -> str:
+    parts = []
+    for c in row.get("replayed", [])[:4]:
+        same = f" = {c['expected']!r}" if c.get("expected") and c["expected"] != c.get("claimed") else ""
+        parts.append(f"{c['what']}: {c['claimed']!r}{same}")
+    return "; ".join(parts)
 
 
 def classify(report: Any, predicted: int | None, label: int | None) -> tuple[str, str]:
-    """(class, evidence) of one disagreement between our first wrong step and the label."""
+    """(class, evidence) of one disagreement between our first wrong step and the label.
+
+    ``label looks wrong`` needs positive evidence, shown in the evidence text:
+
+    - we flag a step before the labelled one (or the trace is labelled correct), and the report
+      shows the false claim there with its claimed and computed values; or
+    - the labelled step is *complete*: its replayer read every statement in it and recomputed
+      each one equal to what the trace says (the comparisons are listed).
+
+    Anything else is ``our miss`` (the labelled step was unchecked, or only partly read), or
+    ``our false alarm`` (a flag with no false claim to show, which the engine never emits).
+    """
     if predicted is not None and (label is None or predicted < label):
+        shown = _false_claim(report, predicted)
+        if shown is None:
+            return "our false alarm", f"flag at step {predicted} with no false claim shown"
+        where = "labelled correct" if label is None else f"before the labelled step {label}"
+        return "label looks wrong", f"false claim at step {predicted}, {where}: {shown}"
+    row = _row(report, label)
+    if row.get("complete"):
+        after = (
+            f"; we flag step {predicted}: {_false_claim(report, predicted)}" if predicted is not None else ""
+        )
         return (
             "label looks wrong",
-            f"false claim at step {predicted}, labelled correct: {_evidence(report, predicted)}",
+            f"labelled step {label} fully read and replayed, all {row.get('checked')} check(s) equal: "
+            f"{_replayed(row)}{after}",
         )
-    checked, status = _step_status(report, label)
-    if status == "verified" and checked:
-        return "label looks wrong", f"labelled step {label}: all {checked} claim(s) in it recompute true"
-    return "our miss", f"labelled step {label} ({status or 'unchecked'})"
+    status = row.get("status") or "unchecked"
+    if status == "verified":
+        status = "verified, but not every statement in it was read"
+    return "our miss", f"labelled step {label} ({status})"
 
 
 def _disagreement(item: str, label: Any, predicted: Any, report: Any) -> dict[str, Any]:
@@ -194,7 +240,7 @@ def eval_np_human(data: Path) -> dict[str, Any]:
                 valid += 1
                 valid_flagged += bad
                 if bad:
-                    flagged_valid.append({"index": n, "evidence": _evidence(report, first)})
+                    flagged_valid.append({"index": n, "evidence": _false_claim(report, first) or ""})
                 if answer.get("match") is False:
                     valid_answer_wrong += 1
                     why = f"final answer {answer.get('extracted')!r}, gold {answer.get('gold')!r}"
@@ -212,89 +258,3 @@ def eval_np_human(data: Path) -> dict[str, Any]:
             "valid_chains_with_wrong_answer": answer_valid,
         }
     return out
-
-
-def _pct(x: float | None) -> str:
-    return "—" if x is None else f"{100 * x:.1f}"
-
-
-def render(report: dict[str, Any], command: str) -> str:
-    lines = [f"# cot evaluation — {report['bench']}", "", f"Made by `{command}`.", ""]
-    if report["bench"] == "bbm":
-        lines += [
-            "Metric (Tyen et al.): a trace is right when our first wrong step equals `mistake_index`, or both say "
-            "no mistake. The paper's Table 4 (GPT-4-Turbo, GPT-4, GPT-3.5-Turbo, prompted for the mistake step) "
-            "could not be obtained offline here; its figures are not quoted.",
-            "",
-            "| task | n | accuracy % | our miss | label looks wrong | our false alarm | s |",
-            "|---|---|---|---|---|---|---|",
-        ]
-        for task, t in report["tasks"].items():
-            c = t["classes"]
-            lines.append(
-                f"| {task} | {t['n']} | {_pct(t['accuracy'])} | {c.get('our miss', 0)} | {c.get('label looks wrong', 0)} "
-                f"| {c.get('our false alarm', 0)} | {t['seconds']} |"
-            )
-        for task, t in report["tasks"].items():
-            lines += [
-                "",
-                f"## {task}: every disagreement",
-                "",
-                "| item | label | ours | class | evidence |",
-                "|---|---|---|---|---|",
-            ]
-            for d in t["disagreements"]:
-                lines.append(
-                    f"| {d['id']} | {d['label']} | {d['predicted']} | {d['class']} | {_md(d['evidence'])} |"
-                )
-    elif report["bench"] == "processbench":
-        lines += [
-            "| split | n | acc erroneous % | acc correct % | F1 | flagged | precision when flagged % | flagged before the label | step coverage % | s |",
-            "|---|---|---|---|---|---|---|---|---|---|",
-        ]
-        for split, s in report["splits"].items():
-            lines.append(
-                f"| {split} | {s['n']} | {_pct(s['acc_erroneous'])} | {_pct(s['acc_correct'])} | {_pct(s['f1'])} | {s['flagged']} "
-                f"| {_pct(s['precision_when_flagged'])} | {s['flagged_before_label']} | {_pct(s['coverage'])} | {s['seconds']} |"
-            )
-        lines += ["", "Published F1 (GSM8K / MATH):", "", "| verifier | GSM8K | MATH |", "|---|---|---|"]
-        for name, (g, m) in report["peers"].items():
-            lines.append(f"| {name} | {g} | {'—' if m is None else m} |")
-        for split, s in report["splits"].items():
-            lines += [
-                "",
-                f"## {split}: every flag that disagrees with the label ({s['misses']} erroneous traces we do not flag are not listed one by one)",
-                "",
-                "| item | label | ours | class | evidence |",
-                "|---|---|---|---|---|",
-            ]
-            for d in s["disagreements"]:
-                lines.append(
-                    f"| {d['id']} | {d['label']} | {d['predicted']} | {d['class']} | {_md(d['evidence'])} |"
-                )
-    else:
-        lines += [
-            "Chain-level labels (`flag`: 1 valid, 0 contains a mistake). *Flagged* = a step shown wrong. A final "
-            "answer that contradicts `final_answer` is counted apart: the label judges the reasoning, not the answer.",
-            "",
-            "| file | valid | valid flagged | valid, answer contradicts gold | invalid | invalid flagged |",
-            "|---|---|---|---|---|---|",
-        ]
-        for name, f in report["files"].items():
-            lines.append(
-                f"| {name} | {f['valid']} | {f['valid_flagged']} | {f['valid_answer_contradicts_gold']} "
-                f"| {f['invalid']} | {f['invalid_flagged']} |"
-            )
-        lines.append("")
-        for name, f in report["files"].items():
-            for d in f["flagged_valid_chains"]:
-                lines.append(f"- flagged valid chain {name} #{d['index']}: {_md(d['evidence'])}")
-            for d in f["valid_chains_with_wrong_answer"]:
-                lines.append(
-                    f"- valid chain, answer contradicts gold (label looks wrong) {name} #{d['index']}: {_md(d['evidence'])}"
-                )
-    return "\n".join(lines) + "\n"
-
-
-def _md(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")

@@ -61,11 +61,15 @@ class Check:
 
 @dataclass(slots=True)
 class Replay:
-    """What a replayer found: its checks, and the arithmetic claims of steps it read itself."""
+    """What a replayer found: its checks, the arithmetic claims of steps it read itself, and
+    the steps it read completely."""
 
     checks: list[Check] = field(default_factory=list)
     claims: dict[int, list[Claim]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    # Steps the replayer read in full: every statement in them was replayed (nothing left
+    # unread). The engine reports them as ``complete`` when every check in them holds.
+    complete: set[int] = field(default_factory=set)
 
 
 class Replayer(Protocol):
