@@ -8,7 +8,8 @@ a JSONL line without a ``text`` field) in the shapes the benchmarks publish, rea
 |---|---|
 | ``steps`` | list of step strings (ProcessBench, BIG-Bench Mistake) |
 | ``text`` / ``chain`` / ``completion`` | the chain as one string, split like raw text |
-| ``answer`` | the model's final answer (BIG-Bench Mistake), or the chain itself when there is no ``steps`` (Natural Program files) |
+| ``answer`` | the model's final answer (BIG-Bench Mistake); the chain itself when there are no |
+|   | ``steps`` (Natural Program files) |
 | ``problem`` / ``input`` / ``question`` | the task statement (task replayers read it) |
 | ``gold`` / ``target`` / ``final_answer`` | the gold answer, when known |
 | ``task`` | a replayer name (``dyck_languages`` …) to use instead of recognition |

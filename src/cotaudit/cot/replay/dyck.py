@@ -136,9 +136,15 @@ class DyckLanguages:
         if final is not None:
             if pos < len(symbols):
                 checks.append(
-                    Check(i, False, "reached the end of the input", f"end after {pos} symbols",
-                          f"{len(symbols) - pos} symbol(s) still to read", final.start() + 1)
-                )  # fmt: skip
+                    Check(
+                        i,
+                        False,
+                        "reached the end of the input",
+                        f"end after {pos} symbols",
+                        f"{len(symbols) - pos} symbol(s) still to read",
+                        final.start() + 1,
+                    )
+                )
                 return "final", checks, pos, stack, popped
             claimed = _symbols(final.group(1) or "")
             if claimed is not None:

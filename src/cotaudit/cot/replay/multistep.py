@@ -84,9 +84,16 @@ class MultistepArithmetic:
                 want = definitions[calc.group(1)]
                 if value is not None and value != want:
                     out.checks.append(
-                        Check(i, False, f"the calculation of {calc.group(1)} starts from a different expression "
-                              "than its definition", fmt_fraction(value), fmt_fraction(want), calc.start() + 1)
-                    )  # fmt: skip
+                        Check(
+                            i,
+                            False,
+                            f"the calculation of {calc.group(1)} starts from a different expression "
+                            "than its definition",
+                            fmt_fraction(value),
+                            fmt_fraction(want),
+                            calc.start() + 1,
+                        )
+                    )
             names = {k: v for k, v in bound.items() if not (calc is not None and k == calc.group(1))}
             claims = find_claims(step, names, running_totals=False)
             out.claims[i] = claims
@@ -117,9 +124,15 @@ class MultistepArithmetic:
         column = template.start(1) + 1
         if missing:
             out.checks.append(
-                Check(i, False, "the decomposition uses names it never defines", template.group(1),
-                      "definitions of " + ", ".join(missing), column)
-            )  # fmt: skip
+                Check(
+                    i,
+                    False,
+                    "the decomposition uses names it never defines",
+                    template.group(1),
+                    "definitions of " + ", ".join(missing),
+                    column,
+                )
+            )
             return
         if target is None or not names:
             return

@@ -106,15 +106,27 @@ class WordSorting:
                     first = next((item for item in ordering if len(item) > 1), None)
                     if first is not None and sorted(first) != sorted(named):
                         out.checks.append(
-                            Check(i, False, "the next sub-list to sort (the first unresolved bucket)",
-                                  " ? ".join(named), " ? ".join(first), sub.start() + 1)
-                        )  # fmt: skip
+                            Check(
+                                i,
+                                False,
+                                "the next sub-list to sort (the first unresolved bucket)",
+                                " ? ".join(named),
+                                " ? ".join(first),
+                                sub.start() + 1,
+                            )
+                        )
                     elif first is not None:
                         limit = _common_prefix(first) + 1
                         out.checks.append(
-                            Check(i, k <= limit, "the letter to sort the bucket by", f"letter {k}",
-                                  f"letter {limit} or earlier", sub.start() + 1)
-                        )  # fmt: skip
+                            Check(
+                                i,
+                                k <= limit,
+                                "the letter to sort the bucket by",
+                                f"letter {k}",
+                                f"letter {limit} or earlier",
+                                sub.start() + 1,
+                            )
+                        )
                 current = named
             elif _LETTER_STEP.search(step) is not None:
                 m = _LETTER_STEP.search(step)
@@ -140,10 +152,15 @@ class WordSorting:
                     want = _replace_item(previous, current, sub_result)
                     if want is not previous and [sorted(x) for x in want] != [sorted(x) for x in merged]:
                         out.checks.append(
-                            Check(i, False, "the merged order takes in the sub-list just sorted",
-                                  " < ".join(map(" ? ".join, merged))[:200], " < ".join(map(" ? ".join, want))[:200],
-                                  hence.start(1) + 1)
-                        )  # fmt: skip
+                            Check(
+                                i,
+                                False,
+                                "the merged order takes in the sub-list just sorted",
+                                " < ".join(map(" ? ".join, merged))[:200],
+                                " < ".join(map(" ? ".join, want))[:200],
+                                hence.start(1) + 1,
+                            )
+                        )
                 ordering = merged
         return out
 
@@ -157,9 +174,15 @@ class WordSorting:
             want = word[k - 1]
             if letter != want or (want.isalpha() and number != ord(want.lower()) - 96):
                 out.checks.append(
-                    Check(i, False, f"letter {k} of {word!r}", f"{letter} ({number})",
-                          f"{want} ({ord(want.lower()) - 96})", m.start() + 1)
-                )  # fmt: skip
+                    Check(
+                        i,
+                        False,
+                        f"letter {k} of {word!r}",
+                        f"{letter} ({number})",
+                        f"{want} ({ord(want.lower()) - 96})",
+                        m.start() + 1,
+                    )
+                )
             else:
                 out.checks.append(Check(i, True, f"letter {k} of {word!r}", letter, want, m.start() + 1))
         if listed and sorted(listed) != sorted(current):
@@ -207,9 +230,15 @@ class WordSorting:
         for a, b in itertools.pairwise(merged):
             if max(a) >= min(b):
                 out.checks.append(
-                    Check(i, False, "an ordering claimed with '<'", f"{' ? '.join(a)} < {' ? '.join(b)}",
-                          f"{max(a)} sorts after {min(b)}" if max(a) > min(b) else "equal words", column)
-                )  # fmt: skip
+                    Check(
+                        i,
+                        False,
+                        "an ordering claimed with '<'",
+                        f"{' ? '.join(a)} < {' ? '.join(b)}",
+                        f"{max(a)} sorts after {min(b)}" if max(a) > min(b) else "equal words",
+                        column,
+                    )
+                )
                 return
         out.checks.append(
             Check(i, True, "the merged order", " < ".join(map("?".join, merged))[:80], "", column)
