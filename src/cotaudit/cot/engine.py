@@ -169,6 +169,12 @@ def audit(
         for claim in claims:
             if claim.verdict in (Verdict.TRUE, Verdict.ROUNDED):
                 res.checked += 1
+                if claim.verdict == Verdict.TRUE and len(res.replayed) < MAX_REPLAYED_IN_DETAILS:
+                    said = step_text[claim.offset : claim.end].strip()[:160]
+                    value = _num(claim.computed) or ""
+                    res.replayed.append(
+                        {"what": "an equation", "claimed": said, "expected": f"both sides {value}"}
+                    )
             elif claim.verdict == Verdict.WRONG:
                 res.checked += 1
                 res.wrong += 1

@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from fractions import Fraction
 
-from cotaudit.cot.claims import Verdict, find_claims
+from cotaudit.cot.claims import Claim, Verdict, find_claims
 from cotaudit.cot.replay import Check, Replay
 from cotaudit.te.gsm8k_numbers import NotArithmetic, arithmetic, constant
 from cotaudit.te.numeric import fmt_fraction
@@ -27,6 +27,11 @@ _TEMPLATE = re.compile(r'written as\s*"([^"]{1,200})"')
 _DEFINITION = re.compile(r"\b([A-Z])\s*=\s*")
 _CALCULATE = re.compile(r"calculate\s+([A-Z])\s*=")
 _NAME = re.compile(r"\b[A-Z]\b")
+# a name defined at the start of a clause: "where A = …", ", B = …", "and C = …", "calculate D ="
+_DEFINED = re.compile(r"(?:\bwhere|\band|,|\bcalculate)\s+([A-Z])\s*=")
+_ANSWER = re.compile(r"the answer is\s*(-?[0-9]{1,30})[\s.]*$")
+# "calculate A =" and "the final equation is A * B =": a name (or names) and "=" before a chain
+_LABEL = re.compile(r"\b(?:calculate|is)\s+[-+*/() A-Z]{1,60}=")
 
 
 def _value(text: str) -> Fraction | None:
@@ -72,37 +77,37 @@ class MultistepArithmetic:
         out = Replay()
         target = _value(problem.strip().rstrip("=").strip())
         definitions: dict[str, Fraction] = {}
+        written: set[str] = set()  # names the trace gives a definition or a calculation anywhere
+        for step in steps:
+            written |= set(_DEFINED.findall(step))
         bound: dict[str, Fraction] = {}
         for i, step in enumerate(steps):
             template = _TEMPLATE.search(step)
+            anchored = True
             if template is not None:
-                self._decomposition(i, step, template, target, definitions, out)
+                anchored = self._decomposition(i, step, template, target, definitions, written, out)
             calc = _CALCULATE.search(step)
-            if calc is not None and calc.group(1) in definitions:
+            if calc is not None:
+                anchored = calc.group(1) in definitions
                 first = _expression_after(step, calc.end())
                 value = _value(first.split("=")[0])
-                want = definitions[calc.group(1)]
-                if value is not None and value != want:
+                want = definitions.get(calc.group(1))
+                if value is not None and want is not None and value != want:
+                    what = f"the calculation of {calc.group(1)} starts from another expression than its own"
                     out.checks.append(
-                        Check(
-                            i,
-                            False,
-                            f"the calculation of {calc.group(1)} starts from a different expression "
-                            "than its definition",
-                            fmt_fraction(value),
-                            fmt_fraction(want),
-                            calc.start() + 1,
-                        )
+                        Check(i, False, what, fmt_fraction(value), fmt_fraction(want), calc.start() + 1)
                     )
+                    anchored = False
             names = {k: v for k, v in bound.items() if not (calc is not None and k == calc.group(1))}
             claims = find_claims(step, names, running_totals=False)
             out.claims[i] = claims
-            if calc is not None:
-                results = [
-                    c.claimed for c in claims if c.claimed is not None and c.verdict != Verdict.UNEVALUATED
-                ]
-                if results:
-                    bound[calc.group(1)] = results[-1]
+            results = [
+                c.claimed for c in claims if c.claimed is not None and c.verdict != Verdict.UNEVALUATED
+            ]
+            if calc is not None and results:
+                bound[calc.group(1)] = results[-1]
+            if anchored and (template is not None or claims) and _fully_read(step, claims, template, results):
+                out.complete.add(i)
         return out
 
     def _decomposition(
@@ -112,33 +117,36 @@ class MultistepArithmetic:
         template: re.Match[str],
         target: Fraction | None,
         definitions: dict[str, Fraction],
+        written: set[str],
         out: Replay,
-    ) -> None:
+    ) -> bool:
+        """Check ``written as "A - B", where A = …``; ``True`` when its value was checked and holds."""
         rest = step[template.end() :]
+        malformed = []
         for m in _DEFINITION.finditer(rest):
             value = _value(_expression_after(rest, m.end()))
             if value is not None:
                 definitions[m.group(1)] = value
+            else:
+                malformed.append(m.group(1))
         names = sorted(set(_NAME.findall(template.group(1))))
-        missing = [n for n in names if n not in definitions]
         column = template.start(1) + 1
-        if missing:
+        never = [n for n in names if n not in written and n not in definitions]
+        if never:  # used in the template, defined nowhere in the whole trace
+            what = "the decomposition uses names the trace never defines"
             out.checks.append(
-                Check(
-                    i,
-                    False,
-                    "the decomposition uses names it never defines",
-                    template.group(1),
-                    "definitions of " + ", ".join(missing),
-                    column,
-                )
+                Check(i, False, what, template.group(1), "definitions of " + ", ".join(never), column)
             )
-            return
-        if target is None or not names:
-            return
+            return False
+        if malformed or target is None or not names or any(n not in definitions for n in names):
+            if malformed:
+                out.notes.append(
+                    f"step {i}: the definition of {', '.join(malformed)} is not a well-formed expression"
+                )
+            return False
         value = _value(_substitute(template.group(1), definitions))
         if value is None:
-            return
+            return False
         out.checks.append(
             Check(
                 i,
@@ -149,6 +157,32 @@ class MultistepArithmetic:
                 column,
             )
         )
+        return value == target
+
+
+def _fully_read(
+    step: str, claims: Sequence[Claim], template: re.Match[str] | None, results: list[Fraction]
+) -> bool:
+    """Every number and ``=`` of the step is inside a claim that holds exactly (or inside the
+    checked decomposition), and a closing "the answer is v" repeats the last result."""
+    if any(c.verdict != Verdict.TRUE for c in claims):
+        return False
+    text = step
+    if template is not None:
+        text = text[: template.start()] + " " * (len(text) - template.start())
+    spans = [(c.offset, c.end) for c in claims]
+    answer = _ANSWER.search(text)
+    if answer is not None:
+        said = _value(answer.group(1))
+        if said is None or not results or said != results[-1]:
+            return False
+        spans.append(answer.span())
+    kept = list(text)
+    for a, b in spans:
+        kept[a:b] = " " * (b - a)
+    left = "".join(kept)
+    left = _LABEL.sub(" ", left)  # "calculate A =", "equation is (A * B) ="
+    return not any(ch.isdigit() or ch == "=" for ch in left)
 
 
 REPLAYER = MultistepArithmetic()
