@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from cotaudit.cot.replay import Check, Replay
 
@@ -30,8 +31,51 @@ _WORD = re.compile(r"[a-z][a-z'&.-]*")
 _LETTER_STEP = re.compile(r"The ([a-z]+) letter:", re.I)
 _LETTER = re.compile(r'"([^"]+)":\s*"([^"]*)"\s*\((\d+)\)')
 _SUBPART = re.compile(r"sort this subpart \[([^\]]*)\] by looking at their ([a-z]+) letters", re.I)
-_NOW = re.compile(r"We now have:\s*(.*?)(?:\s*for the subpart)?\.(?:\s|$)")
-_HENCE = re.compile(r"Hence, we have\s*(.*?)\.?\s*$")
+_END = re.compile(r"\.(?:\s|$)")
+_ANSWER = re.compile(r"[Tt]he answer is:?")
+
+
+@dataclass(frozen=True, slots=True)
+class _Span:
+    """A phrase's body and its offset in the step (``group(1)`` / ``start(1)`` like a match)."""
+
+    body: str
+    at: int
+
+    def group(self, _: int = 1) -> str:
+        return self.body
+
+    def start(self, _: int = 1) -> int:
+        return self.at
+
+
+def _now(step: str) -> _Span | None:
+    """``We now have: <buckets> [for the subpart].`` (found with linear scans, no backtracking)."""
+    k = step.find("We now have:")
+    if k < 0:
+        return None
+    at = k + len("We now have:")
+    while at < len(step) and step[at].isspace():
+        at += 1
+    end = _END.search(step, at)
+    body = step[at : end.start() if end is not None else len(step)].rstrip()
+    if end is None:
+        return None
+    body = body.removesuffix("for the subpart").rstrip()
+    return _Span(body, at)
+
+
+def _hence(step: str) -> _Span | None:
+    """``Hence, we have <ordering>.`` to the end of the step."""
+    k = step.find("Hence, we have")
+    if k < 0:
+        return None
+    at = k + len("Hence, we have")
+    while at < len(step) and step[at].isspace():
+        at += 1
+    return _Span(step[at:].rstrip().removesuffix(".").rstrip(), at)
+
+
 _GROUP = re.compile(r'\((\d+)\)\s*((?:\[[^\]]*\]|"[^"]+")(?:\s*\?\s*"[^"]+")*)')
 _QUOTED = re.compile(r'"([^"]+)"')
 
@@ -58,19 +102,25 @@ def _close(a: str, b: str) -> bool:
     return a[i + 1 :] == b[i + 1 :] or a[i:] == b[i + 1 :] or a[i + 1 :] == b[i:]
 
 
-def _respell(step: str, words: Sequence[str]) -> str:
+def _respell(step: str, words: Sequence[str]) -> tuple[str, list[str]]:
     """Quoted words that are one edit from exactly one input word (and are not input words
-    themselves) are read as that word: the ordering, not the spelling, is being checked."""
+    themselves) are read as that word: the ordering, not the spelling, is being checked (the
+    annotators of BIG-Bench Mistake mostly let such copies pass). Returns the text and what was
+    read so; a step with a respelling is never counted as fully checked."""
     known = set(words)
+    read: list[str] = []
 
     def fix(m: re.Match[str]) -> str:
         w = m.group(1)
         if w in known:
             return m.group(0)
         near = [x for x in known if _close(w, x)]
-        return f'"{near[0]}"' if len(near) == 1 and len(w) >= 4 else m.group(0)
+        if len(near) == 1 and len(w) >= 4:
+            read.append(f"{w!r} read as {near[0]!r}")
+            return f'"{near[0]}"'
+        return m.group(0)
 
-    return _QUOTED.sub(fix, step)
+    return _QUOTED.sub(fix, step), read
 
 
 def _replace_item(ordering: list[list[str]], old: list[str], new: list[list[str]]) -> list[list[str]]:
@@ -79,6 +129,25 @@ def _replace_item(ordering: list[list[str]], old: list[str], new: list[list[str]
         if sorted(item) == sorted(old):
             return [*ordering[:j], *new, *ordering[j + 1 :]]
     return ordering
+
+
+def _difference(said: list[str], want: list[str]) -> str:
+    """How an answer differs from the sorted list: words left out, words added, or the order."""
+    missing = [w for w in want if w not in said]
+    extra = [w for w in said if w not in want]
+    if missing or extra:
+        parts = [
+            f"leaves out {' '.join(missing)}" if missing else "",
+            f"adds {' '.join(extra)}" if extra else "",
+        ]
+        return "; ".join(p for p in parts if p)[:200]
+    first = next(k for k, (a, b) in enumerate(zip(said, want, strict=False)) if a != b)
+    return f"out of order from {said[first]!r}: sorted is {' '.join(want[first : first + 4])} …"[:200]
+
+
+def _inside(step: str, spans: Sequence[tuple[int, int]]) -> bool:
+    """Is every quoted word of ``step`` inside a span the checks read?"""
+    return all(any(a <= m.start() and m.end() <= b for a, b in spans) for m in _QUOTED.finditer(step))
 
 
 class WordSorting:
@@ -93,13 +162,19 @@ class WordSorting:
     def replay(self, problem: str, steps: Sequence[str]) -> Replay:
         out = Replay()
         words = problem.split()
-        steps = [_respell(step, words) for step in steps]
+        respelt = [_respell(step, words) for step in steps]
+        steps = [text for text, _ in respelt]
+        for i, (_, read) in enumerate(respelt):
+            out.notes.extend(f"step {i}: {r}" for r in read)
         current: list[str] = list(words)  # the list being sorted now
         k = 1
         ordering: list[list[str]] | None = None
         for i, step in enumerate(steps):
+            before = len(out.checks)
+            spans: list[tuple[int, int]] = [m.span() for m in _LETTER.finditer(step)]
             sub = _SUBPART.search(step)
             if sub is not None:
+                spans.append(sub.span())
                 named = _QUOTED.findall(sub.group(1))
                 k = _ORDINALS.get(sub.group(2).lower(), 0)
                 if ordering is not None:
@@ -134,7 +209,7 @@ class WordSorting:
                 k = _ORDINALS.get(m.group(1).lower(), 0)
             if k:
                 self._letters(i, step, current, k, out)
-            now = _NOW.search(step)
+            now = _now(step)
             previous, sub_result = ordering, None
             if now is not None and k:
                 self._buckets(i, now.group(1), now.start(1) + 1, current, k, out)
@@ -142,10 +217,13 @@ class WordSorting:
                 sub_result = found
                 if ordering is None:
                     ordering = found
-                elif _HENCE.search(step) is None:
+                elif _hence(step) is None:
                     ordering = _replace_item(ordering, current, found)
-            hence = _HENCE.search(step)
+            if now is not None:
+                spans.append((now.at, now.at + len(now.body)))
+            hence = _hence(step)
             if hence is not None:
+                spans.append((hence.at, hence.at + len(hence.body)))
                 merged = _items(hence.group(1))
                 self._merged(i, merged, hence.start(1) + 1, words, out)
                 if now is not None and previous is not None and sub_result is not None:
@@ -162,6 +240,31 @@ class WordSorting:
                             )
                         )
                 ordering = merged
+            answer = _ANSWER.search(step)
+            if answer is not None:
+                said = [w for w in re.split(r"[\s,]+", step[answer.end() :].strip().rstrip(".")) if w]
+                in_order = sorted(words)
+                spans.append((answer.start(), len(step)))
+                if said != in_order:
+                    diff = _difference(said, in_order)
+                    where = answer.start() + 1
+                    out.checks.append(
+                        Check(i, False, "the answer: the words sorted", " ".join(said)[:200], diff, where)
+                    )
+                else:
+                    out.checks.append(
+                        Check(
+                            i,
+                            True,
+                            "the answer: the words sorted",
+                            " ".join(said)[:200],
+                            "sorted",
+                            answer.start() + 1,
+                        )
+                    )
+            mine = out.checks[before:]
+            if mine and all(c.ok for c in mine) and _inside(step, spans) and not respelt[i][1]:
+                out.complete.add(i)
         return out
 
     def _letters(self, i: int, step: str, current: list[str], k: int, out: Replay) -> None:
