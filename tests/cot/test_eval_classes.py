@@ -32,10 +32,8 @@ def test_a_labelled_step_only_partly_read_is_our_miss() -> None:
     steps = with_step(2, GOOD[2] + " The white book has a torn cover.")
     r = report(steps, PUZZLE)
     assert classify(r, None, 0)[0] == "our miss"  # the plan sentence is not read
-    assert classify(r, None, 2) == (
-        "our miss",
-        "labelled step 2 (verified, but not every statement in it was read)",
-    )
+    kind, why = classify(r, None, 2)
+    assert kind == "our miss" and "not every statement in it was read" in why and "torn cover" in why
 
 
 def test_arithmetic_that_recomputes_true_is_not_a_demonstration() -> None:

@@ -46,6 +46,10 @@ BBM_TASKS = (
     "word_sorting",
 )
 PROCESSBENCH_SPLITS = ("gsm8k", "math")
+# Steps the annotators never saw (dataset README: in multistep arithmetic the first step, the
+# same for every trace, was removed before annotation). A second accuracy leaves our flags on
+# them out; the first accuracy and every disagreement are reported as they are.
+HIDDEN_STEPS = {"multistep_arithmetic": frozenset({0})}
 PROCESSBENCH_PEERS = {  # published F1 (GSM8K / MATH), ProcessBench paper
     "o1-mini": (93.2, 88.9),
     "QwQ-32B-Preview": (88.0, 78.7),
@@ -90,8 +94,7 @@ def _row(report: Any, step: int | None) -> dict[str, Any]:
 def _replayed(row: Mapping[str, Any]) -> str:
     parts = []
     for c in row.get("replayed", [])[:4]:
-        same = f" = {c['expected']!r}" if c.get("expected") and c["expected"] != c.get("claimed") else ""
-        parts.append(f"{c['what']}: {c['claimed']!r}{same}")
+        parts.append(f"{c['what']}: the trace says {c['claimed']!r}, the replay gives {c['expected']!r}")
     return "; ".join(parts)
 
 
@@ -127,12 +130,17 @@ def classify(report: Any, predicted: int | None, label: int | None) -> tuple[str
     status = row.get("status") or "unchecked"
     if status == "verified":
         status = "verified, but not every statement in it was read"
+    why = [
+        n.split(": ", 1)[1] for n in report.details.get("replay_notes", []) if n.startswith(f"step {label}: ")
+    ]
+    if why:
+        status += ": " + "; ".join(why)[:200]
     return "our miss", f"labelled step {label} ({status})"
 
 
 def _disagreement(item: str, label: Any, predicted: Any, report: Any) -> dict[str, Any]:
     kind, why = classify(report, predicted, label)
-    return {"id": item, "label": label, "predicted": predicted, "class": kind, "evidence": why[:400]}
+    return {"id": item, "label": label, "predicted": predicted, "class": kind, "evidence": why[:700]}
 
 
 def eval_bbm(data: Path, tasks: Iterable[str]) -> dict[str, Any]:
@@ -145,12 +153,17 @@ def eval_bbm(data: Path, tasks: Iterable[str]) -> dict[str, Any]:
         confusion: Counter[str] = Counter()
         disagreements = []
         flagged_correct_state = 0
+        hidden = HIDDEN_STEPS.get(task, frozenset())
+        right_shown = 0
         for n, row in enumerate(rows):
             record = {k: v for k, v in row.items() if k not in ("mistake_index", "source_line")}
             report = _check(record, task=task)
             pred = report.details.get("first_wrong_step") if report.verdict != "invalid" else None
             label = row.get("mistake_index")
             confusion[f"{label}->{pred}"] += 1
+            if hidden:
+                wrong = [k for k in report.details.get("wrong_steps", []) if k not in hidden]
+                right_shown += (wrong[0] if wrong else None) == label
             if pred == label:
                 right += 1
             else:
@@ -167,6 +180,9 @@ def eval_bbm(data: Path, tasks: Iterable[str]) -> dict[str, Any]:
             "flags_at_correct_state": flagged_correct_state,
             "seconds": round(time.perf_counter() - start, 2),
         }
+        if hidden and rows:
+            out["tasks"][task]["accuracy_steps_shown"] = round(right_shown / len(rows), 4)
+            out["tasks"][task]["hidden_steps"] = sorted(hidden)
     return out
 
 

@@ -51,6 +51,13 @@ def _bbm(report: dict[str, Any]) -> list[str]:
         )  # fmt: skip
     lines += table(header, rows)
     for task, t in report["tasks"].items():
+        if "accuracy_steps_shown" in t:
+            lines += [
+                "",
+                f"{task}: steps {t['hidden_steps']} were never shown to the annotators (dataset README); "
+                f"leaving our flags on them out, accuracy is {pct(t['accuracy_steps_shown'])}%.",
+            ]
+    for task, t in report["tasks"].items():
         lines += ["", f"## {task}: every disagreement", ""]
         lines += _disagreements(t["disagreements"])
     return lines
