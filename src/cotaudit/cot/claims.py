@@ -606,8 +606,16 @@ def _value(te: str) -> Fraction:
 
 
 _MODULAR = re.compile(
-    r"\\pmod|\\bmod|\\mod\b|\\equiv|\u2261|\bmod(?:ulo)?\b|\bcongruen|\bbase[ -]?[0-9]|_\{?[0-9]", re.I
+    r"\\pmod|\\bmod|\\mod\b|\\equiv|\u2261|\bmod(?:ulo)?\b|\bcongruen|\bbase[ -]?[0-9]|_\{?[0-9]"
+    r"|\bbase[ -]\$?(?:[0-9]{1,2}|[a-z])\$?(?![a-z0-9])|[0-9]_\{?[a-z]\b",  # base $b$, 651_b: base b digits
+    re.I,
 )
+_BLANK = re.compile(r"\\boxed|\\square|\\Box\b|\u25a1")
+
+
+def uses_blank_boxes(problem: str) -> bool:
+    """Does the problem itself use a box (``\\boxed{}``, ``\\square``) as a blank to fill in?"""
+    return _BLANK.search(problem) is not None
 
 
 def modular_context(text: str) -> bool:
@@ -621,18 +629,21 @@ def find_claims(
     *,
     modular: bool = False,
     running_totals: bool = True,
+    blank_boxes: bool = False,
 ) -> list[Claim]:
     """Every arithmetic claim in one step, judged (see :func:`judge`), left to right.
 
     With ``modular`` (the problem or the step works modulo n or in another base), a false
     equality is ``doubtful``, never ``wrong``. ``running_totals=False`` (a task whose chains
     are rewrites, never running totals) judges ``a = v + x`` like any other claim.
+    ``blank_boxes``: the problem uses ``\\boxed{}`` as a blank to fill in (see
+    :func:`cotaudit.cot.mathview.math_view`).
     """
     names = names or {}
     modular = modular or modular_context(text)
     claims: list[Claim] = []
     text, annotations = _strip_annotations(text)
-    view, where = math_view(text)
+    view, where = math_view(text, blank_boxes)
     toks = _tokens(view)
     for chain in _chains(toks, names):
         limits.checkpoint()

@@ -143,8 +143,12 @@ class _View:
         self.where.extend(range(pos, pos + len(text)))
 
 
-def math_view(text: str) -> tuple[str, list[int]]:
-    """The rewritten text and, per character, its offset in ``text`` (see the module doc)."""
+def math_view(text: str, blank_boxes: bool = False) -> tuple[str, list[int]]:
+    """The rewritten text and, per character, its offset in ``text`` (see the module doc).
+
+    ``blank_boxes``: ``\\boxed{…}`` is a blank to fill in (the problem uses a box so), not a
+    highlighted answer: its content becomes a variable's argument, so no claim runs through it.
+    """
     if "\\" not in text and "{" not in text and "^" not in text and text.isascii():
         return text, list(range(len(text)))
     view = _View()
@@ -196,7 +200,7 @@ def math_view(text: str) -> tuple[str, list[int]]:
             view.emit(_ESCAPES.get(tok, " "), pos)
         else:  # a command
             name = tok[1:]
-            groups = _groups(name)
+            groups = [(f"{VARIABLE}(", ")")] if blank_boxes and name in ("boxed", "fbox") else _groups(name)
             if groups is not None and name.endswith("frac") and view.ends_with_digit():
                 view.emit(tok, pos)  # 4\frac{5}{8} is a mixed number or a product: not read
             elif groups is not None and _next_is_brace(text, m.end()):
