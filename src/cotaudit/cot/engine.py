@@ -23,7 +23,8 @@ from typing import Any
 
 import cotaudit.limits as limits
 from cotaudit.cot import answer as answers
-from cotaudit.cot.claims import Claim, Verdict, find_claims, modular_context
+from cotaudit.cot.carry import labelled_claims
+from cotaudit.cot.claims import Claim, Verdict, find_claims, modular_context, uses_blank_boxes
 from cotaudit.cot.inputs import MAX_STEP_CHARS, BadInput, Chain, read_chain
 from cotaudit.cot.replay import Check, Replay, find_replayer
 from cotaudit.cot.segment import LineIndex
@@ -162,9 +163,17 @@ def audit(
     loc = _Locator(chain, text)
     results = [StepResult(i) for i in range(len(texts))]
     modular = modular_context(chain.problem or "")
+    blanks = uses_blank_boxes(chain.problem or "")
+    carried: dict[int, list[Claim]] = {}
+    for at, claim in labelled_claims(texts, frozenset(replay.claims), modular, blanks):
+        carried.setdefault(at, []).append(claim)
     for i, step_text in enumerate(texts):
         limits.checkpoint()
-        claims = replay.claims[i] if i in replay.claims else find_claims(step_text, modular=modular)
+        if i in replay.claims:
+            claims = replay.claims[i]
+        else:
+            claims = find_claims(step_text, modular=modular, blank_boxes=blanks)
+        claims = sorted([*claims, *carried.get(i, [])], key=lambda c: c.offset)
         res = results[i]
         for claim in claims:
             if claim.verdict in (Verdict.TRUE, Verdict.ROUNDED):

@@ -1,0 +1,72 @@
+"""Checks across lines and steps, and the contexts in which '=' is not plain arithmetic."""
+
+from __future__ import annotations
+
+import json
+
+from cotaudit import api
+from cotaudit.cot.carry import labelled_claims
+from cotaudit.cot.claims import Verdict, find_claims, modular_context, uses_blank_boxes
+from cotaudit.report import Report
+
+
+def check(steps: list[str], problem: str = "A word problem.") -> Report:
+    return api.check(json.dumps({"problem": problem, "steps": steps}), "cot")
+
+
+def first_wrong(steps: list[str], problem: str = "A word problem.") -> int | None:
+    return check(steps, problem).details["first_wrong_step"]
+
+
+def test_a_labelled_sum_given_a_wrong_value_on_the_next_line_is_wrong() -> None:
+    step = r"Adding them: \[ \text{Total apples} = 12 + 30 + 7 \] \[ \text{Total apples} = 59 \]"
+    [(at, claim)] = labelled_claims([step])
+    assert at == 0 and claim.verdict == Verdict.WRONG and (claim.computed, claim.claimed) == (49, 59)
+    r = check([step])
+    [f] = [f for f in r.findings if f.code == "COT_E001"]
+    assert f.evidence["source"] == "label" and step[f.evidence["column"] - 1 :].startswith("59")
+
+
+def test_the_next_step_may_carry_the_value() -> None:
+    steps = [
+        r"First, \[ \text{Total Score} = 40 + 25 + 35 \]",
+        r"Adding these together: \[ \text{Total Score} = 90 \]",
+    ]
+    assert first_wrong(steps) == 1
+    steps[1] = steps[1].replace("90", "100")
+    assert first_wrong(steps) is None and check(steps).details["steps"][1]["status"] == "verified"
+
+
+def test_near_misses_are_not_joined() -> None:
+    # evaluated on its own line: the later value is a new statement, not this expression's
+    assert (
+        labelled_claims([r"\[ \text{Total} = 2 + 3 = 5 \] Later, with the tip: \[ \text{Total} = 8 \]"]) == []
+    )
+    # single letters are variables that algebra reuses
+    assert labelled_claims([r"\[ x = 2 + 3 \] \[ x = 4 \]"]) == []
+    # a label met again only two steps later is not joined
+    assert (
+        labelled_claims([r"\[ \text{Total cost} = 4 + 5 \]", "We wait.", r"\[ \text{Total cost} = 20 \]"])
+        == []
+    )
+    # different labels
+    assert labelled_claims([r"\[ \text{Cost before tax} = 4 + 5 \] \[ \text{Cost after tax} = 10 \]"]) == []
+
+
+def test_a_box_the_problem_uses_as_a_blank_holds_no_claim() -> None:
+    problem = r"What number goes in the box: \[2x + 3 = 2x + \boxed{\phantom{2}}\]?"
+    assert uses_blank_boxes(problem) and not uses_blank_boxes("Compute 2 + 3.")
+    step = r"So \[\boxed{4 - 4} = -3\]"
+    assert [c.verdict for c in find_claims(step, blank_boxes=True)] == []
+    assert first_wrong([step], problem) is None
+    assert first_wrong([step]) == 0  # near-miss: a box around an answer is transparent
+
+
+def test_digits_in_a_letter_base_are_not_decimal_arithmetic() -> None:
+    problem = r"Find the base $b$ in which $651_b + 115_b = 1066_b$ holds."
+    assert modular_context(problem) and modular_context("Write 10 in base 5.")
+    assert not modular_context("The base of the triangle is 6 and its height 4.")
+    assert not modular_context("The base and the height are 3 and 4.")
+    step = "Carrying in the sixes place, 6 + 1 + 1 = 7 + 0 = b, which is true."
+    assert first_wrong([step], problem) is None
+    assert first_wrong([step], "Add the numbers 6, 1 and 1.") == 0
