@@ -70,3 +70,21 @@ def test_digits_in_a_letter_base_are_not_decimal_arithmetic() -> None:
     step = "Carrying in the sixes place, 6 + 1 + 1 = 7 + 0 = b, which is true."
     assert first_wrong([step], problem) is None
     assert first_wrong([step], "Add the numbers 6, 1 and 1.") == 0
+
+
+def test_sentence_start_labels_and_latex_spaces() -> None:
+    wrong = "Pencils left = 300 - 60. Pencils left = 250."
+    assert [c.verdict for _, c in labelled_claims([wrong])] == [Verdict.WRONG]
+    assert [c.verdict for _, c in labelled_claims([wrong.replace("250", "240")])] == [Verdict.TRUE]
+    spaced = r"\[Total\ Cost = 20 + 4*25\] \[Total\ Cost = 20 + 100\] \[Total\ Cost = 130\]"
+    assert [c.verdict for _, c in labelled_claims([spaced])] == [Verdict.TRUE, Verdict.WRONG]
+    # a lower-case word after "so" is prose, not a label
+    assert labelled_claims(["so the pencils left = 300 - 60. the pencils left = 250."]) == []
+
+
+def test_a_bracketed_note_after_a_number_is_read_past() -> None:
+    [claim] = find_claims(r"\[15 (\text{light blue}) + 45 (\text{dark blue}) = 70 \text{ spools}\]")
+    assert claim.verdict == Verdict.WRONG and claim.computed == 60
+    [ok] = find_claims("Total = 9 (red) + 14 (blue) + 11 (yellow) = 34 sticks")
+    assert ok.verdict == Verdict.TRUE  # the notes are not units: no "different units" doubt
+    assert find_claims("2 (x + 3) = 10") == [] and find_claims("3 (n) = 6") == []

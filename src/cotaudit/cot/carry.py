@@ -14,8 +14,8 @@ exact evaluation, same rounding tolerance); a label given anything else in betwe
 again by the end of the next step, is dropped.
 
 A label is the text of ``\\text{…}`` / ``\\mathrm{…}`` right before ``=``, or two to six words
-starting with a capital at the start of a line or a formula. A single letter is a variable,
-not a label: algebra reuses names on purpose. Every pattern here is linear-time.
+starting with a capital at the start of a line, a formula or a sentence. A single letter is a
+variable, not a label: algebra reuses names on purpose. Every pattern here is linear-time.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from cotaudit.cot.claims import Claim, Verdict, find_claims
 
 _TEXT_LABEL = re.compile(r"\\(?:text|mathrm|textbf|textrm)\s*\{([^{}=\n]{2,80})\}\s*=")
 _WORD_LABEL = re.compile(
-    r"(?:^|\n|\\\[|\\\(|\$)[ \t]*([A-Z][A-Za-z']{1,20}(?:[ \t]+[A-Za-z']{1,20}){1,5})[ \t]*="
+    r"(?:^|\n|\\\[|\\\(|\$|[.:;]\s)[ \t]*([A-Z][A-Za-z']{1,20}(?:[ \t]+[A-Za-z']{1,20}){1,5})[ \t]*="
 )
 _STOP = re.compile(r"=|\\\]|\\\)|\$|\n|\.\s|,\s|;|\bso\b|\bwhich\b")
 _OPERATOR = re.compile(r"[-+*/^\u00d7\u00f7]|\\times|\\cdot|\\div|\\frac")
@@ -50,6 +50,7 @@ def _norm(label: str) -> str:
 
 
 def _uses(step: int, text: str) -> list[_Use]:
+    text = text.replace("\\ ", "  ")  # "Total\ Cost": a LaTeX space, same length
     found: list[tuple[int, int, str]] = [(m.start(), m.end(), m.group(1)) for m in _TEXT_LABEL.finditer(text)]
     found += [(m.start(1), m.end(), m.group(1)) for m in _WORD_LABEL.finditer(text)]
     found.sort()

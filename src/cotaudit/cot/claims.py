@@ -454,12 +454,15 @@ class _Reader:
         return f"({whole.value}+{num.value}/{den.value})"
 
     def units(self) -> None:
-        """Up to three unit words after a quantity (``2 books``, ``5 dollars per hour``)."""
+        """Up to three unit words after a quantity (``2 books``, ``5 dollars per hour``), and a
+        bracketed note in words (``15 (light blue) + 45 (dark blue)``), which is not a unit."""
         count = 0
         while count < 3:
             t = self.peek()
             if t is None:
                 return
+            if t.text == "(" and not t.glued_left and self._annotation():
+                continue
             if _unit_word(t) or (t.kind == "word" and t.text == "per" and count):
                 nxt = self.peek(1)
                 if nxt is not None and nxt.glued_left and nxt.kind in ("num", "op") and nxt.text != "/":
@@ -481,6 +484,25 @@ class _Reader:
                     count += 1
                     continue
             return
+
+
+    def _annotation(self) -> bool:
+        """Skip ``( words )`` after a quantity: one to eight words, none a single letter or a
+        function name (``(x + 3)``, ``(n)`` and ``(sin)`` are not notes). Returns whether it did."""
+        k = 1
+        while k <= 9:
+            t = self.peek(k)
+            if t is None:
+                return False
+            if t.text == ")":
+                break
+            if t.kind != "word" or len(t.text) < 2 or t.text.lower() in _FUNCTION_WORDS:
+                return False
+            k += 1
+        if k == 1 or k > 9:
+            return False
+        self.i += k + 1
+        return True
 
 
 class _NoSide(Exception):
