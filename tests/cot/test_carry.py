@@ -88,3 +88,9 @@ def test_a_bracketed_note_after_a_number_is_read_past() -> None:
     [ok] = find_claims("Total = 9 (red) + 14 (blue) + 11 (yellow) = 34 sticks")
     assert ok.verdict == Verdict.TRUE  # the notes are not units: no "different units" doubt
     assert find_claims("2 (x + 3) = 10") == [] and find_claims("3 (n) = 6") == []
+
+
+def test_a_dollar_sign_before_a_digit_is_currency_not_the_end_of_a_formula() -> None:
+    step = "Total earnings = $3.00 (dishes) + $1.50 (trash). Total earnings = $5.50."
+    assert [c.verdict for _, c in labelled_claims([step])] == [Verdict.WRONG]
+    assert [c.verdict for _, c in labelled_claims([step.replace("5.50", "4.50")])] == [Verdict.TRUE]

@@ -30,7 +30,8 @@ _TEXT_LABEL = re.compile(r"\\(?:text|mathrm|textbf|textrm)\s*\{([^{}=\n]{2,80})\
 _WORD_LABEL = re.compile(
     r"(?:^|\n|\\\[|\\\(|\$|[.:;]\s)[ \t]*([A-Z][A-Za-z']{1,20}(?:[ \t]+[A-Za-z']{1,20}){1,5})[ \t]*="
 )
-_STOP = re.compile(r"=|\\\]|\\\)|\$|\n|\.\s|,\s|;|\bso\b|\bwhich\b")
+# where a right side ends; "$" before a digit is a currency sign, not the end of a formula
+_STOP = re.compile(r"=|\\\]|\\\)|\$(?!\s?[0-9])|\n|\.\s|,\s|;|\bso\b|\bwhich\b")
 _OPERATOR = re.compile(r"[-+*/^\u00d7\u00f7]|\\times|\\cdot|\\div|\\frac")
 MAX_LABELS_PER_STEP = 200
 
