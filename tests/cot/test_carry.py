@@ -94,3 +94,13 @@ def test_a_dollar_sign_before_a_digit_is_currency_not_the_end_of_a_formula() -> 
     step = "Total earnings = $3.00 (dishes) + $1.50 (trash). Total earnings = $5.50."
     assert [c.verdict for _, c in labelled_claims([step])] == [Verdict.WRONG]
     assert [c.verdict for _, c in labelled_claims([step.replace("5.50", "4.50")])] == [Verdict.TRUE]
+
+
+def test_modular_notation_counts_on_the_claims_own_line_not_anywhere_in_the_problem() -> None:
+    problem = r"Solve the congruence $3n \equiv 2 \pmod{11}$."
+    assert first_wrong([r"If we let \( k = 3 \), then \[ n = 9 + \frac{33}{3} = 12. \]"], problem) == 0
+    assert first_wrong([r"\[4^4 = (4^2)^2 = 9 \pmod{17}.\]"], problem) is None
+    assert first_wrong([r"\[ 2^6 = 64 = 7 \cdot 9 \equiv 1 \]"], problem) is None
+    assert first_wrong(["194 divided by 11 is 17 = 194 / 11 with a remainder of 7."]) is None
+    # a log base or a sequence index is a subscript, not a number written in another base
+    assert not modular_context(r"Find \log_8 256 and a_{12}.") and modular_context("Add 651_b and 115_b.")

@@ -485,7 +485,6 @@ class _Reader:
                     continue
             return
 
-
     def _annotation(self) -> bool:
         """Skip ``( words )`` after a quantity: one to eight words, none a single letter or a
         function name (``(x + 3)``, ``(n)`` and ``(sin)`` are not notes). Returns whether it did."""
@@ -627,11 +626,16 @@ def _value(te: str) -> Fraction:
     return constant(arithmetic(te))
 
 
-_MODULAR = re.compile(
-    r"\\pmod|\\bmod|\\mod\b|\\equiv|\u2261|\bmod(?:ulo)?\b|\bcongruen|\bbase[ -]?[0-9]|_\{?[0-9]"
-    r"|\bbase[ -]\$?(?:[0-9]{1,2}|[a-z])\$?(?![a-z0-9])|[0-9]_\{?[a-z]\b",  # base $b$, 651_b: base b digits
+# A problem set in another base: every digit sum may be base-b arithmetic ("6 + 1 + 1 = 7 + 0").
+_BASE_B = re.compile(
+    r"\bbase[ -]?[0-9]|\bbase[ -]\$?(?:[0-9]{1,2}|[a-z])\$?(?![a-z0-9])"  # base 5, base $b$
+    r"|[0-9)]_\{?[0-9a-z]",  # 651_b, 1066_{8}, (...)_7: numerals written in a base
     re.I,
 )
+# Modular notation next to a claim: the "=" may be a congruence ("4^4 = 1 \pmod{17}").
+_MOD_NOTE = re.compile(r"\\pmod|\\bmod|\\mod\b|\\equiv|\u2261|\bmod(?:ulo)?\b|\bcongruen|\bremainder", re.I)
+# the extent of a claim's own line: to a line break, the end of a formula, or of a sentence
+_LINE_END = re.compile(r"\n|\\\]|\\\)|\$\$|\.\s")
 _BLANK = re.compile(r"\\boxed|\\square|\\Box\b|\u25a1")
 
 
@@ -641,8 +645,17 @@ def uses_blank_boxes(problem: str) -> bool:
 
 
 def modular_context(text: str) -> bool:
-    """Does the text do arithmetic modulo n or in another base (where ``1 + 1 = 0`` can hold)?"""
-    return _MODULAR.search(text) is not None
+    """Is the text set in another base (``base $b$``, ``651_b``), where ``1 + 1 = 0`` can hold?"""
+    return _BASE_B.search(text) is not None
+
+
+def _modular_note_near(text: str, start: int, end: int) -> bool:
+    """Does the claim's own line (the text around ``start:end`` up to a line break, the end of a
+    formula or of a sentence) carry modular notation (``\\pmod``, ``≡``, "mod", "remainder")?"""
+    before = [m.end() for m in _LINE_END.finditer(text, 0, start)]
+    after = _LINE_END.search(text, end)
+    line = text[before[-1] if before else 0 : after.start() if after is not None else len(text)]
+    return _MOD_NOTE.search(line) is not None
 
 
 def find_claims(
@@ -655,9 +668,10 @@ def find_claims(
 ) -> list[Claim]:
     """Every arithmetic claim in one step, judged (see :func:`judge`), left to right.
 
-    With ``modular`` (the problem or the step works modulo n or in another base), a false
-    equality is ``doubtful``, never ``wrong``. ``running_totals=False`` (a task whose chains
-    are rewrites, never running totals) judges ``a = v + x`` like any other claim.
+    With ``modular`` (the problem or the step is set in another base), and for a claim whose own
+    line carries modular notation, a false equality is ``doubtful``, never ``wrong``.
+    ``running_totals=False`` (a task whose chains are rewrites, never running totals) judges
+    ``a = v + x`` like any other claim.
     ``blank_boxes``: the problem uses ``\\boxed{}`` as a blank to fill in (see
     :func:`cotaudit.cot.mathview.math_view`).
     """
@@ -687,7 +701,7 @@ def find_claims(
             ellipsis = right.end < len(toks) and toks[right.end].kind == "ell"
             totals = running_totals and not (_wrapped(toks, left) and _wrapped(toks, right))
             claim = judge(left, right, values[k - 1], values[k], approx or ellipsis, start, end, totals)
-            if modular and claim.verdict == Verdict.WRONG:
+            if claim.verdict == Verdict.WRONG and (modular or _modular_note_near(text, start, end)):
                 claim = replace(claim, verdict=Verdict.DOUBTFUL, reason="modular or base-b arithmetic")
             claims.append(claim)
             if len(claims) >= MAX_CLAIMS_PER_STEP:
