@@ -70,3 +70,16 @@ def test_missing_math_verify_is_not_compared(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(mathverify, "available", lambda: False)
     check = compare(r"\sqrt{2}", "boxed", r"\sqrt{2}")
     assert check.match is None and "pip install" in check.reason
+
+
+def test_a_gold_of_long_blanks_is_read_in_linear_time() -> None:
+    import time
+
+    from cotaudit.cot import answer
+
+    start = time.perf_counter()
+    for gold in (" " * 200_000, "1" + " " * 200_000 + "x", "$" + " " * 100_000 + "1" + " " * 100_000 + "%x"):
+        answer.compare("18", "last-line", gold)
+    assert time.perf_counter() - start < 5.0  # the old pattern took minutes on 4,000 blanks
+    assert answer.compare("18", "last-line", " $18 ").match is True  # near-miss: padding still reads
+    assert answer.gold_kind("25 %") == "number" and answer.gold_kind("1,260.") == "number"

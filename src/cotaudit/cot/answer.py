@@ -30,9 +30,9 @@ _HASHES = re.compile(r"####")
 _CHOICE = re.compile(r"^\(?([A-Z])\)?\.?$")
 _CHOICE_IN = re.compile(r"\(([A-Z])\)")
 _NUMBER = re.compile(r"-?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?(?:/[0-9]+)?")
-_PLAIN_GOLD = re.compile(
-    r"\s*\$?\s*(-?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?(?:/[0-9]+)?)\s*(%?)\s*\.?\s*"
-)
+# A plain number as gold, matched on the stripped text: at most one space between its parts, so
+# no two quantifiers can share the same blanks (this pattern once took minutes on long blanks).
+_PLAIN_GOLD = re.compile(r"\$? ?(-?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?(?:/[0-9]+)?) ?(%?)\.?")
 MAX_NUMBER_CHARS = 200
 
 
@@ -161,7 +161,7 @@ def compare(answer: str | None, source: str | None, gold: str | None) -> AnswerC
             return AnswerCheck(answer, source, gold, kind, False, "the answer names several options")
         return AnswerCheck(answer, source, gold, kind, want.group(1) in letters)
     if kind == "number":
-        m = _PLAIN_GOLD.fullmatch(gold)
+        m = _PLAIN_GOLD.fullmatch(gold.strip())
         assert m is not None
         target = _exact(m.group(1), bool(m.group(2)))
         found = _numbers(answer)
