@@ -195,3 +195,21 @@ def test_through_the_engine_a_complete_step_carries_its_evidence() -> None:
     assert "complete" not in rows[0]  # the plan sentence is not read
     bad = api.check(json.dumps({**record, "steps": with_step(5, "So the answer is (D)")}), "cot")
     assert bad.verdict == "fail" and bad.details["first_wrong_step"] == 5
+
+
+def test_hostile_traces_stay_bounded_and_never_flag_what_was_not_decided() -> None:
+    import time
+
+    from cotaudit.cot.replay import ordering
+
+    many = GOOD + GOOD[4:] * 200 + ["\ud800 the white book \udfff is " + "very " * 3000 + "old."]
+    start = time.perf_counter()
+    r = replay(many)
+    assert time.perf_counter() - start < 60 and [c for c in r.checks if not c.ok] == []
+    old = ordering.MAX_QUERIES
+    ordering.MAX_QUERIES = 3
+    try:
+        capped = replay(GOOD)
+    finally:
+        ordering.MAX_QUERIES = old
+    assert [c for c in capped.checks if not c.ok] == [] and capped.complete != {1, 2, 3, 4, 5}

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 import cotaudit.limits as limits
 from cotaudit.cot.replay import Check, Replay
 from cotaudit.cot.replay.ordering import (
+    MAX_QUERIES,
     ORD_ALT,
     ORDINALS,
     TRUE,
@@ -630,6 +631,8 @@ class LogicalDeduction:
                         out.notes.append(f"step {i}: {claim.text[:80]!r} holds, but not by the reason given")
             if complete and reading.claims:
                 out.complete.add(i)
+        if solver.queries >= MAX_QUERIES:
+            out.notes.append(f"over {MAX_QUERIES} solver queries: later claims were not judged")
         return out
 
 

@@ -38,6 +38,7 @@ ORDINALS = {
 ORD_ALT = "|".join(ORDINALS)
 MAX_OBJECTS = 9
 MAX_ENUMERATED = 7  # counter-orders are searched for by enumeration up to 7! orders
+MAX_QUERIES = 4000  # Z3 queries per trace (a BIG-bench trace asks about 60); past it, nothing is judged
 
 # An end of the axis, as a trace names it in "from <end> to <end>": True = canonical start.
 _ENDS = {
@@ -392,6 +393,7 @@ class Solver:
         self._tags: dict[Fact, int] = {}
         self._terms: dict[str, object] = {}
         self._cache: dict[tuple[tuple[int, ...], str], bool | None] = {}
+        self.queries = 0
 
     def _tag(self, fact: Fact) -> int:
         if fact not in self._tags:
@@ -410,6 +412,9 @@ class Solver:
         key = (tuple(sorted(set(tags))), goal)
         if key in self._cache:
             return self._cache[key]
+        if self.queries >= MAX_QUERIES:
+            return None  # past the per-trace bound: not decided, so not judged
+        self.queries += 1
         limits.checkpoint()
         left = limits.remaining(2.0) or 2.0
         raw = self.session.check(self.base + list(key[0]), self._term(goal), max(1, int(left * 1000)))
