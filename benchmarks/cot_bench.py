@@ -9,6 +9,8 @@
    last step, LaTeX extraction only), when it is installed.
 3. Scaling: one chain of k copies of a GSM8K trace, k = 1 … 64, time per step (linear when
    the per-step time stays flat).
+4. BIG-Bench Mistake: ``cot.check`` per trace on each task file (``--bbm DIR``), with its task
+   replayer (logical deduction asks Z3 about every placement claim).
 
 Benchmarks report; they never assert. Figures depend on the machine.
 """
@@ -17,32 +19,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
-from fractions import Fraction
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from cotaudit.cot import check, mathverify  # noqa: E402
-
-NAIVE = re.compile(r"(\d+(?:\.\d+)?)\s*([-+*/x×])\s*(\d+(?:\.\d+)?)\s*=\s*(\d+(?:\.\d+)?)")
-
-
-def naive_floor(text: str) -> bool:
-    """The floor the issue names: find ``a op b = c`` and recompute; True if one is false."""
-    for a, op, b, c in NAIVE.findall(text):
-        x, y = Fraction(a), Fraction(b)
-        if op == "/" and y == 0:
-            continue
-        value = {"+": x + y, "-": x - y, "*": x * y, "x": x * y, "×": x * y, "/": x / y if y else x}[op]
-        if value != Fraction(c):
-            return True
-    return False
+from cotaudit.eval.cot import naive_false  # noqa: E402
 
 
 def timed(fn: Callable[[str], object], texts: Sequence[str], repeat: int) -> list[float]:
@@ -70,6 +57,7 @@ def summary(name: str, ms: list[float]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data" / "processbench"))
+    ap.add_argument("--bbm", default=str(ROOT.parent / "shared" / "data" / "bbm"))
     ap.add_argument("--repeat", type=int, default=1)
     args = ap.parse_args()
     for split in ("gsm8k", "math"):
@@ -82,7 +70,7 @@ def main() -> None:
         raw = ["\n\n".join(r["steps"]) for r in rows]
         print(f"ProcessBench {split}: {len(rows)} traces")
         print(summary("cot.check (record)", timed(lambda t: check(t), records, args.repeat)))
-        print(summary("naive a op b = c floor", timed(naive_floor, raw, args.repeat)))
+        print(summary("naive a op b = c floor", timed(naive_false, raw, args.repeat)))
         if mathverify.available():
             from math_verify import LatexExtractionConfig, parse
 
@@ -106,6 +94,24 @@ def main() -> None:
             print(
                 f"  k={k:3d}  steps={len(steps) * k:5d}  {ms:8.2f} ms  {1000 * ms / (len(steps) * k):7.1f} µs/step"
             )
+
+    for task in (
+        "dyck_languages",
+        "logical_deduction",
+        "multistep_arithmetic",
+        "tracking_shuffled_objects",
+        "word_sorting",
+    ):
+        path = Path(args.bbm) / f"{task}.jsonl"
+        if not path.exists():
+            print(f"{path}: not found, skipped")
+            continue
+        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        records = [
+            json.dumps({k: v for k, v in r.items() if k not in ("mistake_index", "source_line")})
+            for r in rows
+        ]
+        print(summary(f"BBM {task}", timed(lambda t, task=task: check(t, task=task), records, 1)))
 
 
 if __name__ == "__main__":

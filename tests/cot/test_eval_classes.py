@@ -48,3 +48,10 @@ def test_an_earlier_false_claim_is_shown_with_claimed_and_computed_values() -> N
     kind, why = classify(r, 0, 1)
     assert kind == "label looks wrong" and "claimed 12, computed 13" in why
     assert classify(r, 0, None)[0] == "label looks wrong"
+
+
+def test_the_naive_floor_flags_the_first_false_a_op_b_equals_c() -> None:
+    from cotaudit.eval.cot import naive_first_wrong
+
+    assert naive_first_wrong(["3 + 4 = 7", "7 x 2 = 15", "1 + 1 = 3"]) == 1
+    assert naive_first_wrong(["3 + 4 = 7", "so 2(3 + 4) = 14", "7 / 0 = 1"]) is None  # near-miss

@@ -19,9 +19,11 @@ labelled step whose claims all recompute true). Nothing here reads item ids or p
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -194,6 +196,9 @@ def eval_processbench(data: Path, splits: Iterable[str]) -> dict[str, Any]:
         err = err_ok = cor = cor_ok = flagged = flagged_ok = flagged_before = 0
         checked_steps = total_steps = 0
         disagreements = []
+        by_check: dict[str, Counter[str]] = {}
+        labelled: Counter[str] = Counter()
+        naive_err_ok = naive_cor_ok = 0
         for row in rows:
             record = {"id": row.get("id"), "problem": row.get("problem"), "steps": row.get("steps")}
             report = _check(record)
@@ -203,16 +208,34 @@ def eval_processbench(data: Path, splits: Iterable[str]) -> dict[str, Any]:
             total_steps += int(cov.get("steps", 0))
             label = row.get("label")
             label_i = None if label == -1 else label
+            naive = naive_first_wrong(row.get("steps") or [])
             if label_i is None:
                 cor += 1
                 cor_ok += pred is None
+                naive_cor_ok += naive is None
             else:
                 err += 1
                 err_ok += pred == label_i
+                naive_err_ok += naive == label_i
             if pred is not None:
                 flagged += 1
                 flagged_ok += pred == label_i
                 flagged_before += label_i is None or pred < label_i
+                tally = by_check.setdefault(_check_kind(report, pred), Counter())
+                tally["flags"] += 1
+                if label_i is None:
+                    tally["correct_trace"] += 1
+                else:
+                    tally["right" if pred == label_i else "before" if pred < label_i else "after"] += 1
+            if label_i is not None:
+                status = _row(report, label_i).get("status")
+                labelled[
+                    "a false claim shown"
+                    if status == "wrong"
+                    else "every claim holds (the error is not arithmetic)"
+                    if status == "verified"
+                    else "nothing checkable"
+                ] += 1
             if pred != label_i:
                 disagreements.append(_disagreement(str(row.get("id")), label, pred, report))
         acc_e = err_ok / err if err else 0.0
@@ -229,9 +252,54 @@ def eval_processbench(data: Path, splits: Iterable[str]) -> dict[str, Any]:
             "coverage": round(checked_steps / total_steps, 4) if total_steps else None,
             "disagreements": [d for d in disagreements if d["predicted"] is not None],
             "misses": sum(1 for d in disagreements if d["predicted"] is None),
+            "flags_by_check": {
+                k: {x: v.get(x, 0) for x in ("flags", "right", "before", "after", "correct_trace")}
+                for k, v in sorted(by_check.items())
+            },
+            "labelled_steps": dict(sorted(labelled.items())),
+            "naive_floor_f1": round(_f1(naive_err_ok, err, naive_cor_ok, cor), 4),
             "seconds": round(time.perf_counter() - start, 2),
         }
     return out
+
+
+NAIVE = re.compile(r"(\d+(?:\.\d+)?)\s*([-+*/x\u00d7])\s*(\d+(?:\.\d+)?)\s*=\s*(\d+(?:\.\d+)?)")
+
+
+def naive_false(text: str) -> bool:
+    """The floor the issue names: find ``a op b = c`` in raw text and recompute; True if one is false."""
+    for a, op, b, c in NAIVE.findall(text):
+        x, y = Fraction(a), Fraction(b)
+        if op == "/" and y == 0:
+            continue
+        value = {"+": x + y, "-": x - y, "/": x / y if y else x}.get(op, x * y)
+        if value != Fraction(c):
+            return True
+    return False
+
+
+def naive_first_wrong(steps: Sequence[str]) -> int | None:
+    """The first step the naive floor flags."""
+    return next((i for i, step in enumerate(steps) if naive_false(step)), None)
+
+
+def _f1(err_ok: int, err: int, cor_ok: int, cor: int) -> float:
+    acc_e = err_ok / err if err else 0.0
+    acc_c = cor_ok / cor if cor else 0.0
+    return 2 * acc_e * acc_c / (acc_e + acc_c) if acc_e + acc_c else 0.0
+
+
+def _check_kind(report: Any, step: int) -> str:
+    """Which check made the first flag at ``step``: an equation, a labelled line, a replay."""
+    for f in report.findings:
+        if f.location.step == str(step) and f.code == "COT_E001":
+            source = f.evidence.get("source", "prose")
+            return {"label": "a labelled line carried on", "annotation": "a <<a*b=c>> annotation"}.get(
+                source, "an equation in the step"
+            )
+        if f.location.step == str(step) and f.code == "COT_E002":
+            return "a task replay"
+    return "other"
 
 
 def eval_np_human(data: Path) -> dict[str, Any]:

@@ -65,16 +65,23 @@ def _bbm(report: dict[str, Any]) -> list[str]:
 
 def _processbench(report: dict[str, Any]) -> list[str]:
     header = (
-        "split", "n", "acc erroneous %", "acc correct %", "F1", "flagged", "precision when flagged %",
-        "flagged before the label", "step coverage %", "s",
+        "split", "n", "acc erroneous %", "acc correct %", "F1", "naive floor F1", "flagged",
+        "precision when flagged %", "flagged before the label", "step coverage %", "s",
     )  # fmt: skip
     rows = [
-        (split, s["n"], pct(s["acc_erroneous"]), pct(s["acc_correct"]), pct(s["f1"]), s["flagged"],
-         pct(s["precision_when_flagged"]), s["flagged_before_label"], pct(s["coverage"]), s["seconds"])
+        (split, s["n"], pct(s["acc_erroneous"]), pct(s["acc_correct"]), pct(s["f1"]),
+         pct(s.get("naive_floor_f1")), s["flagged"], pct(s["precision_when_flagged"]),
+         s["flagged_before_label"], pct(s["coverage"]), s["seconds"])
         for split, s in report["splits"].items()
     ]  # fmt: skip
     lines = table(header, rows)
-    lines += ["", "Published F1 (GSM8K / MATH):", ""]
+    lines += [
+        "",
+        "*naive floor*: the first step with a false `a op b = c` (digits only), measured in this run.",
+        "",
+        "Published F1 (GSM8K / MATH):",
+        "",
+    ]
     lines += table(
         ("verifier", "GSM8K", "MATH"),
         [(name, g, "—" if m is None else m) for name, (g, m) in report["peers"].items()],
@@ -90,6 +97,9 @@ def _processbench(report: dict[str, Any]) -> list[str]:
                     for k, v in by_check.items()
                 ],
             )
+        if s.get("labelled_steps"):
+            lines += ["", f"## {split}: what the labelled erroneous steps contain", ""]
+            lines += table(("labelled step", "traces"), sorted(s["labelled_steps"].items()))
         lines += [
             "",
             f"## {split}: every flag that disagrees with the label",
