@@ -213,3 +213,29 @@ def test_hostile_traces_stay_bounded_and_never_flag_what_was_not_decided() -> No
     finally:
         ordering.MAX_QUERIES = old
     assert [c for c in capped.checks if not c.ok] == [] and capped.complete != {1, 2, 3, 4, 5}
+
+
+def test_reports_are_byte_identical_across_processes_and_hash_seeds() -> None:
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import json\n"
+        "from cotaudit import api\n"
+        "from tests.cot.puzzles import GOOD, PUZZLE, with_step\n"
+        "for steps in (GOOD, with_step(3, GOOD[4]), with_step(5, 'So the answer is (D)')):\n"
+        "    r = api.check(json.dumps({'input': PUZZLE, 'steps': steps}), 'cot')\n"
+        "    print(json.dumps(r.to_dict(timing=False), sort_keys=True))\n"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    outs = []
+    for seed in ("0", "12345"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        env["PYTHONPATH"] = os.pathsep.join([os.path.join(root, "src"), root, env.get("PYTHONPATH", "")])
+        done = subprocess.run(
+            [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300, cwd=root
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        outs.append(done.stdout)
+    assert outs[0] == outs[1] and outs[0].count("\n") == 3
