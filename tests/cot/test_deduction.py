@@ -239,3 +239,14 @@ def test_reports_are_byte_identical_across_processes_and_hash_seeds() -> None:
         assert done.returncode == 0, done.stderr[-2000:]
         outs.append(done.stdout)
     assert outs[0] == outs[1] and outs[0].count("\n") == 3
+
+
+def test_long_blank_runs_inside_a_clause_cost_linear_time() -> None:
+    import time
+
+    steps = ["the red book" + " " * 3_900 + "is left of the blue book.", "a" + " " * 3_990 + "so b"] * 300
+    start = time.perf_counter()
+    replay(steps)
+    assert (
+        time.perf_counter() - start < 15.0
+    )  # quadratic patterns took about 0.05 s a step here (25 s in all)

@@ -62,7 +62,8 @@ MAX_STEP_CHARS = 4000
 
 _SENTENCE = re.compile(r"[^.;!?]+[.;!?]?")
 _SPLIT = re.compile(
-    r",?\s+(?:so|therefore|thus|hence|which means|meaning)\s+|,\s+(?:because|since|as|but)\s+"
+    # a match starts only at the first blank of a run: linear on long blank runs
+    r"(?<!\s),?\s+(?:so|therefore|thus|hence|which means|meaning)\s+|,\s+(?:because|since|as|but)\s+"
 )
 _NUMBERS = {
     "no": 0,
@@ -92,6 +93,7 @@ _VERB = re.compile(
     r"did not finish|didn't finish|finished|is also|are also|is either|are either|is|are|"
     r"can only be|can be|could be|was|were|should be)\b"
 )
+_SUBJECT_VERB = re.compile(rf"(.+?) {_VERB.pattern}(?: (?:to the|to))?")
 _NEGATIVE = frozenset(
     {
         "cannot be",
@@ -329,7 +331,8 @@ class _Reader:
         rel = self.lex.relation(t)
         if rel is not None:
             left, forward, right = rel
-            vm = re.fullmatch(rf"(.+?)\s+{_VERB.pattern}(?:\s+(?:to the|to))?", left)
+            # blanks collapsed first: "(.+?)\s+" would otherwise retry every split of a long blank run
+            vm = _SUBJECT_VERB.fullmatch(" ".join(left.split()))
             b = self.lex.object_of(right)
             if vm is None:
                 return None, subject
