@@ -119,3 +119,17 @@ def test_names_bind_values() -> None:
     claims = find_claims("A + B = 3 + 4 = 7", {"A": Fraction(3), "B": Fraction(4)})
     assert [c.verdict for c in claims] == [Verdict.TRUE, Verdict.TRUE]
     assert find_claims("A + B = 8", {"A": Fraction(3), "B": Fraction(4)})[0].verdict == Verdict.WRONG
+
+
+def test_overlong_and_overdeep_runs_are_skipped_whole() -> None:
+    import time
+
+    from cotaudit.cot.claims import find_claims
+
+    start = time.perf_counter()
+    for _ in range(5):
+        for text in ("(" * 20_000, "1 + " * 5_000 + "= 3", "(1 + " * 4_000):
+            assert find_claims(text) == []
+    assert time.perf_counter() - start < 6.0  # re-reading the run from every start took 15 s
+    [near] = find_claims("(" * 40 + "2 + 3" + ")" * 40 + " = 6")  # near-miss: within the bounds
+    assert near.verdict == "wrong"

@@ -248,6 +248,7 @@ class _Reader:
         self.side = Side("", 0, 0)
         self.depth = 0
         self.numerals = 0
+        self.overrun = False
 
     def peek(self, k: int = 0) -> Tok | None:
         j = self.i + k
@@ -259,11 +260,16 @@ class _Reader:
         self.side = Side("", start, start)
         self.depth = 0
         self.numerals = 0
+        self.overrun = False
         try:
             self.expr()
+        except _Overrun:
+            self.overrun = True
+            return None
         except _NoSide:
             return None
         if self.i - start > MAX_SIDE_TOKENS:
+            self.overrun = True
             return None
         self.side.te = "".join(self.parts)
         self.side.end = self.i
@@ -315,11 +321,13 @@ class _Reader:
         return t is not None and (t.kind in ("num", "cur") or t.text == "(")
 
     def unary(self) -> bool:
+        if self.i - self.side.start > MAX_SIDE_TOKENS:
+            raise _Overrun()  # stop now: reading on would cost the whole run at every start
         t = self.peek()
         if t is not None and t.kind == "op" and t.text in "+-":
             self.depth += 1
             if self.depth > 50:
-                raise _NoSide()
+                raise _Overrun()
             self.i += 1
             self.parts.append(t.text)
             percent = self.unary()
@@ -336,7 +344,7 @@ class _Reader:
             self.side.operators += 1
             self.depth += 1
             if self.depth > 50:
-                raise _NoSide()
+                raise _Overrun()
             self.unary()
             self.depth -= 1
             return False
@@ -357,7 +365,7 @@ class _Reader:
         if t.kind == "op" and t.text == "(":
             self.depth += 1
             if self.depth > 50:
-                raise _NoSide()
+                raise _Overrun()
             self.i += 1
             self.parts.append("(")
             self.expr()
@@ -508,6 +516,10 @@ class _NoSide(Exception):
     """The tokens here do not form a side."""
 
 
+class _Overrun(_NoSide):
+    """A side nested deeper than 50 or longer than MAX_SIDE_TOKENS: nothing inside it is read."""
+
+
 def _left_boundary_ok(toks: list[Tok], i: int) -> bool:
     """May a side start at token ``i``? Not after an operator, a variable, a number or a bracket
     that belongs to a larger expression, and not with a sign right after a word."""
@@ -581,6 +593,9 @@ def _chains(toks: list[Tok], names: Mapping[str, Fraction]) -> Iterator[list[tup
             i += 1
             continue
         first = reader.read_side(i)
+        if first is None and reader.overrun:
+            i = max(reader.i, i + 1)  # skip the overlong or overdeep run as a whole: linear time
+            continue
         if first is None or first.end == i:
             i += 1
             continue

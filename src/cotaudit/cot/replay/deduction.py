@@ -34,6 +34,7 @@ If a statement of the puzzle cannot be read, nothing is judged.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -59,6 +60,7 @@ from cotaudit.cot.replay.ordering import (
 )
 
 MAX_STEP_CHARS = 4000
+MAX_CONJUNCTS = 8  # "A and B" splits tried in one clause (each re-reads the clause)
 
 _SENTENCE = re.compile(r"[^.;!?]+[.;!?]?")
 _SPLIT = re.compile(
@@ -214,7 +216,7 @@ class _Reader:
 
     def _conjuncts(self, text: str, offset: int, subject: list[int] | None) -> list[Claim] | None:
         """``A, and B`` / ``A and B`` where each side is a clause of its own."""
-        for m in re.finditer(r",?\s+and\s+", text):
+        for m in itertools.islice(re.finditer(r",?\s+and\s+", text), MAX_CONJUNCTS):
             left, right = text[: m.start()], text[m.end() :]
             a, subj = self._clause(left, offset, subject)
             if a is None:
