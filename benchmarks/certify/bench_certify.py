@@ -1,6 +1,6 @@
 """certify part-1 benchmarks (certify.md §15): C-111, C-112 beside clingo, C-113 scan time.
 
-    python benchmarks/certify/bench_certify.py [--runs 5] [--only c111,c112,c113,scaling] [--unoriented]
+    python benchmarks/certify/bench_certify.py [--runs 5] [--only c111,c112,c113,scaling,admit] [--unoriented]
 
 Each figure is the median and p95 over ``--runs`` runs after one warm-up, with the throughput
 (facts of the model, or units scanned, per second at the median) and the 1-minute load average
@@ -8,8 +8,12 @@ Each figure is the median and p95 over ``--runs`` runs after one warm-up, with t
 with provenance (witnesses kept), and the two parts apart. clingo: ``Control.add`` + ``ground``
 + ``solve`` of the same program text, measured in the same run (its model is counted once,
 outside the timed runs); the ratio is ours/clingo of the medians. ``scaling`` prints closure time versus facts for TC graphs of 500/1,000/2,000 nodes and
-scan time versus units for lib corpora of 1,500/5,000/15,000 units (C-116). Check values are
-printed beside the times; benchmarks never assert.
+scan time versus units for lib corpora of 1,500/5,000/15,000 units (C-116). ``admit`` times
+kernel-scope admissions through ``CertState`` (one batch, ten batches, single units into a
+deployed kernel) on lib corpora of 1,500 and 5,000 units and splits each into its kernel
+scans, the justification certificates of the J units, cache revalidation and source checks
+(one run each: the 5,000-unit deploy alone takes about a minute). Check values are printed
+beside the times; benchmarks never assert.
 """
 
 from __future__ import annotations
@@ -257,10 +261,85 @@ def scaling(runs: int) -> None:
     sys.stdout.flush()
 
 
+def admissions(runs: int) -> None:
+    """Kernel-scope batches through the state machine, each split into where its time goes."""
+    from cotaudit.certify import admission, gate
+    from cotaudit.certify import state as state_mod
+    from cotaudit.certify.sources import Evidence
+
+    spent: dict[str, float] = {}
+    for module, name, key in (
+        (state_mod, "kernel_scan", "scan"),
+        (admission, "justify", "justify"),
+        (admission, "revalidate", "revalidate"),
+        (gate, "run_checker", "checker"),
+    ):
+        setattr(module, name, _timing(getattr(module, name), key, spent))
+    print(f"admit  (one run each; {load()})")
+    for n in (1500, 5000):
+        units = lib(n)
+        extra = [
+            f"[n{i}] derivable(t{90000 + i}) :- derivable(t{100 + i}), derivable(t{n // 2 + i})."
+            for i in range(3)
+        ]
+        for what, size in (("1 batch", len(units)), ("10 batches", -(-len(units) // 10))):
+            st = _lib_state(units + extra)
+            spent.clear()
+            start = time.perf_counter()
+            for i in range(0, len(units), size):
+                st.admit_batch([(u, Evidence("src"), "deploy", None) for u in units[i : i + size]])
+            total = time.perf_counter() - start
+            j = sum(r.kstatus == "J" for r in st.active())
+            print(
+                f"admit lib {len(units):>5} in {what:<10}  total {total:8.2f} s   {_split(spent)}   |J| {j}"
+            )
+            if size == len(units):
+                spent.clear()
+                start = time.perf_counter()
+                for u in extra:
+                    st.admit(u, Evidence("src"))
+                each = (time.perf_counter() - start) / len(extra)
+                print(
+                    f"admit 1 unit into lib {len(units):>5}   each {each:8.2f} s   {_split(spent, len(extra))}"
+                )
+            st.close()
+    print(f"admit  ({load()})")
+    sys.stdout.flush()
+
+
+def _timing(real: Callable[..., Any], key: str, spent: dict[str, float]) -> Callable[..., Any]:
+    def timed_call(*args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return real(*args, **kwargs)
+        finally:
+            spent[key] = spent.get(key, 0.0) + time.perf_counter() - start
+
+    return timed_call
+
+
+def _lib_state(units: list[str]) -> Any:
+    from cotaudit.certify.config import CertifyConfig
+    from cotaudit.certify.interface import simple_interface
+    from cotaudit.certify.sources import SourceRecord
+    from cotaudit.certify.state import CertState
+
+    iface = simple_interface({"axiom": 1, "derivable": 1}, ["axiom"])
+    st = CertState.open(":memory:", iface, CertifyConfig(), clock=lambda: "1970-01-01T00:00:00Z")
+    st.add_record(SourceRecord("src", "rules", "\n".join(units) + "\n"))
+    return st
+
+
+def _split(spent: dict[str, float], per: int = 1) -> str:
+    return "  ".join(
+        f"{k} {spent.get(k, 0.0) / per:7.2f} s" for k in ("scan", "justify", "revalidate", "checker")
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--only", default="c111,c112,c113,scaling")
+    ap.add_argument("--only", default="c111,c112,c113,scaling", help="also: admit (slow)")
     ap.add_argument(
         "--unoriented", action="store_true", help="also the unoriented C-111 variant (3.9M facts, slow)"
     )
@@ -279,6 +358,8 @@ def main() -> None:
         c113(args.runs)
     if "scaling" in only:
         scaling(args.runs)
+    if "admit" in only:
+        admissions(args.runs)
 
 
 if __name__ == "__main__":

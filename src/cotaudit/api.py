@@ -41,6 +41,8 @@ EngineCheck = Callable[..., Report]
 StrPath = str | os.PathLike[str]
 
 JSONL_EXTENSION = ".jsonl"
+# Engines that read a JSONL line without a "text" field as a record of their own.
+RECORD_ENGINES = frozenset({"cot"})
 
 
 # Result types here are NamedTuples rather than dataclasses: this module is on the CLI's
@@ -303,6 +305,8 @@ def parse_jsonl_line(
     elif engine is None:
         error = error or f"line {lineno}: no 'engine' field (give --engine)"
     item_text = obj.get("text")
+    if item_text is None and name in RECORD_ENGINES:
+        item_text = raw  # the line is the engine's own record (cot: a ProcessBench / BBM row)
     if not isinstance(item_text, str):
         error = error or f"line {lineno}: 'text' must be a string"
         item_text = raw
@@ -590,3 +594,6 @@ _builtin("type6", (".t6",))
 # LLM layer when COTAUDIT_LLM_* configures a model (the engine itself never imports it).
 _builtin("vericot", (".vcot.json",), "cotaudit.frontends.vericot_llm:check")
 _builtin("certify", (".kb", ".cert.json"))
+# Raw chains of thought: .txt is read as one by default; .md needs --engine cot (a tree's
+# README files are not chains). A .cot.json holds one record with its own steps.
+_builtin("cot", (".cot.json", ".txt"))

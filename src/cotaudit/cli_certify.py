@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -385,9 +386,14 @@ def _cmd_query(args: argparse.Namespace) -> int:
 
 
 def _cmd_erase(args: argparse.Namespace) -> int:
+    from cotaudit.certify.errors import ComputationCap
+
     state = _open(args)
     try:
         out = state.erase(args.unit_id, args.reason)
+    except ComputationCap as exc:  # the rescan met a time or memory bound: rolled back
+        _out(f"ABSTAINED erase of unit {args.unit_id}: {exc.what}; the transition was rolled back")
+        return 1
     finally:
         state.close()
     _out(

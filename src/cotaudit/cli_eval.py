@@ -49,6 +49,7 @@ def add_eval_command(sub: Any) -> None:
     te.set_defaults(handler=_cmd_eval_te)
     _add_te_emit(engines)
     _add_type6(engines)
+    _add_cot(engines)
     from cotaudit.cli_certify import add_eval_certify
 
     cert = engines.add_parser("certify", help="the certify engine on its data sets (C-120)")
@@ -57,7 +58,7 @@ def add_eval_command(sub: Any) -> None:
 
 
 def _need_engine(args: argparse.Namespace) -> int:
-    raise UsageError("'cotaudit eval' needs an engine: te, te-emit, type6, certify")
+    raise UsageError("'cotaudit eval' needs an engine: te, te-emit, type6, certify, cot")
 
 
 def _cmd_eval_te(args: argparse.Namespace) -> int:
@@ -215,4 +216,53 @@ def _eval_type6_corpus(args: argparse.Namespace) -> int:
     _write(render(figures, title=args.traces), args.output)
     if args.json_out:
         _write(json.dumps(figures, indent=2, ensure_ascii=False) + "\n", args.json_out)
+    return 0
+
+
+def _add_cot(engines: Any) -> None:
+    cot = engines.add_parser(
+        "cot", help="the cot engine on BIG-Bench Mistake, ProcessBench, Natural Program labels"
+    )
+    cot.add_argument("--bench", required=True, choices=("bbm", "processbench", "np-human"))
+    cot.add_argument(
+        "--data", help="the benchmark's directory (default: $COTAUDIT_DATA or ../shared/data/<bench>)"
+    )
+    cot.add_argument("--task", help="bbm: one task (default: all five)")
+    cot.add_argument("--split", help="processbench: one split (default: gsm8k and math)")
+    cot.add_argument("--json", dest="json_out", help="write the figures and every disagreement as JSON")
+    cot.add_argument("-o", "--output", help="write the Markdown report here (default: stdout)")
+    cot.set_defaults(handler=_cmd_eval_cot)
+
+
+def _cmd_eval_cot(args: argparse.Namespace) -> int:
+    import sys
+
+    from cotaudit.eval import cot as cot_eval
+
+    folder = {"bbm": "bbm", "processbench": "processbench", "np-human": "np_human_annotation"}[args.bench]
+    data = Path(args.data) if args.data else default_data_dir() / folder
+    if not data.is_dir():
+        raise InputError(str(data), f"{args.bench} data not found (pass --data DIR or set COTAUDIT_DATA)")
+    if args.bench == "bbm":
+        tasks = [args.task] if args.task else list(cot_eval.BBM_TASKS)
+        missing = [t for t in tasks if not (data / f"{t}.jsonl").is_file()]
+        if missing:
+            raise InputError(str(data / f"{missing[0]}.jsonl"), "no such task file")
+        report = cot_eval.eval_bbm(data, tasks)
+    elif args.bench == "processbench":
+        splits = [args.split] if args.split else list(cot_eval.PROCESSBENCH_SPLITS)
+        missing = [s for s in splits if not (data / f"{s}.json").is_file()]
+        if missing:
+            raise InputError(str(data / f"{missing[0]}.json"), "no such split file")
+        report = cot_eval.eval_processbench(data, splits)
+    else:
+        report = cot_eval.eval_np_human(data)
+    command = (
+        "cotaudit eval cot " + " ".join(a for a in sys.argv[3:] if a)
+        if len(sys.argv) > 3
+        else "cotaudit eval cot"
+    )
+    _write(cot_eval.render(report, command), args.output)
+    if args.json_out:
+        _write(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False) + "\n", args.json_out)
     return 0

@@ -183,3 +183,32 @@ def compute_score(
     shaping = Shaping.from_mapping(kwargs.get("shaping")) if kwargs.get("shaping") else DEFAULT_SHAPING
     value = score_text(solution_str if isinstance(solution_str, str) else str(solution_str), engine, shaping)
     return 0.0 if value is None else float(value)
+
+
+# Per-step (PRM-style) rewards for engines that judge every step (cot: details.steps[*].status).
+STEP_REWARDS: dict[str, float] = {"verified": 1.0, "wrong": 0.0, "unchecked": 0.5}
+
+
+def step_rewards_for(report: Report, values: Mapping[str, float] = STEP_REWARDS) -> list[float]:
+    """One float per step of ``report`` (``details.steps``), by status; ``[]`` when it has none.
+
+    A step after the first wrong one keeps its own status (it is judged on its own numbers),
+    as process reward models score steps one by one. Unknown statuses get the ``unchecked`` value.
+    """
+    steps = report.details.get("steps")
+    if not isinstance(steps, list):
+        return []
+    default = values.get("unchecked", 0.5)
+    return [float(values.get(str(s.get("status")), default)) for s in steps if isinstance(s, Mapping)]
+
+
+def step_rewards(
+    text: str, engine: str = "cot", values: Mapping[str, float] = STEP_REWARDS
+) -> tuple[list[float], float | None]:
+    """Audit ``text`` and return (per-step rewards, trace reward); an engine that cannot run
+    gives ``([], invalid_reward)``. The trace reward is :func:`reward_for` with default shaping."""
+    try:
+        report = api.check(text, engine)
+    except CotauditError:
+        return [], DEFAULT_SHAPING.invalid_reward
+    return step_rewards_for(report, values), reward_for(report)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from cotaudit.certify.canon import canonical_json
 from cotaudit.certify.engine import EvalLimits, evaluate
-from cotaudit.certify.errors import ComputationCap, ProgramError
+from cotaudit.certify.errors import ComputationCap, ProgramError, ResourceCap
 from cotaudit.certify.grammar import parse_literal, parse_program
 from cotaudit.certify.kernelview import KernelView
 from cotaudit.certify.naive import naive_evaluate
@@ -174,7 +174,37 @@ def test_limits_raise_computation_cap() -> None:
         evaluate(parse_program(text), limits=EvalLimits(max_facts=6))
     with pytest.raises(ComputationCap):
         evaluate(parse_program(text), limits=EvalLimits(timeout_s=0.0))
-    assert len(evaluate(parse_program(text), limits=EvalLimits(max_rounds=1))) == 8
+
+
+def test_max_rounds_is_a_bound_never_a_truncated_closure() -> None:
+    # a closure cut after max_rounds would answer "no" for p(1,5); it must raise instead
+    text = "e(1,2). e(2,3). e(3,4). e(4,5).\np(X,Y) :- e(X,Y).\np(X,Z) :- p(X,Y), e(Y,Z).\n"
+    with pytest.raises(ComputationCap) as err:
+        evaluate(parse_program(text), limits=EvalLimits(max_rounds=3))
+    assert not isinstance(err.value, ResourceCap) and err.value.what == "more than 3 rounds"
+    # near miss: p(1,5) appears in round 4, and round 5 adds nothing
+    assert len(evaluate(parse_program(text), limits=EvalLimits(max_rounds=4))) == 4 + 10
+    # max_depth (a query's δ, the oracle's k) still truncates on purpose
+    assert len(evaluate(parse_program(text), max_depth=1)) == 8
+
+
+def test_time_and_memory_caps_are_resource_caps_work_caps_are_not() -> None:
+    text = "e(1,2). e(2,3). e(3,4). e(4,5).\np(X,Y) :- e(X,Y).\np(X,Z) :- p(X,Y), e(Y,Z).\n"
+    with pytest.raises(ResourceCap) as err:
+        evaluate(parse_program(text), limits=EvalLimits(timeout_s=0.0))
+    assert err.value.bound == "time"
+    with pytest.raises(ComputationCap) as work:
+        evaluate(parse_program(text), limits=EvalLimits(max_facts=6))
+    assert not isinstance(work.value, ResourceCap) and work.value.bound == "work"
+    nodes = "".join(f"n({i}).\n" for i in range(200))
+    with pytest.raises(ComputationCap) as steps:
+        evaluate(parse_program("q :- n(X), n(Y), n(Z).\n" + nodes), limits=EvalLimits(max_join_steps=5000))
+    assert not isinstance(steps.value, ResourceCap) and steps.value.what == "more than 5000 join steps"
+    # near miss: the same program within its join steps
+    assert (
+        len(evaluate(parse_program("q :- n(X), n(Y).\n" + nodes), limits=EvalLimits(max_join_steps=10**6)))
+        == 201
+    )
 
 
 def test_transitive_closure_counts_and_min_depth() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from cotaudit.certify import interface_load
 from cotaudit.certify.errors import InterfaceError
 from cotaudit.certify.grammar import parse_literal, parse_unit
 from cotaudit.certify.interface import load_interface
@@ -119,3 +120,23 @@ def test_missing_pyyaml_hint(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(builtins, "__import__", fake)
     with pytest.raises(MissingDependency, match="PyYAML"):
         load_interface("format: x\n")
+
+
+def test_oversized_yaml_interface_is_refused_before_parsing() -> None:
+    """A YAML interface is parsed by pure-Python PyYAML: a hostile 3 MiB one would hold the
+    process for seconds, so it is refused at once with a pointer to JSON."""
+    import time
+
+    text = '"signed": {"args": ["party"]}\n' * 100_000
+    start = time.monotonic()
+    with pytest.raises(InterfaceError) as info:
+        load_interface(text)
+    assert time.monotonic() - start < 5.0
+    assert [p.code for p in info.value.problems] == ["BAD_FORMAT"]
+    assert "JSON" in info.value.problems[0].message
+
+
+def test_yaml_interface_under_the_cap_still_loads() -> None:
+    text = (DATA / "legal_prelim.interface.yaml").read_text(encoding="utf-8")
+    assert len(text.encode()) < interface_load.MAX_YAML_BYTES
+    assert load_interface(text + "\n# " + "x" * 1000 + "\n") == load_interface(text)

@@ -228,3 +228,83 @@ def test_rewritten_chain_with_tables_needs_the_anchor(
     assert verify_lines(path, capsys)[0] == 0
     code, lines = verify_lines(path, capsys, "--anchor", anchor)
     assert code == 1 and lines[0].endswith("diverges from the anchor")
+
+
+@pytest.mark.parametrize(
+    ("sql", "where"),
+    [
+        ("UPDATE units SET order_rank='[\"a\"]' WHERE unit_id=3", "FAIL units[3].order_rank"),
+        ("UPDATE units SET order_rank='[1.0]' WHERE unit_id=1", "FAIL units[1].order_rank"),  # ≺: a string
+        ("UPDATE freq SET f=f+1", "FAIL freq[f:q(c1_0_1)].f"),
+        ("UPDATE freq SET last_tick=9", "FAIL freq[f:q(c1_0_1)].last_tick"),
+        ("DELETE FROM freq", "FAIL freq[f:q(c1_0_1)]"),
+        ("INSERT INTO freq VALUES('f:q(c2)', 50.0, 1)", "FAIL freq[f:q(c2)]"),
+        ("UPDATE queries SET answer='yes' WHERE answer='no'", "FAIL queries[q8].answer"),
+        ("UPDATE queries SET result_json=replace(result_json, 'no', 'yes')", "FAIL queries[q8].result_json"),
+    ],
+)
+def test_order_ranks_frequencies_and_query_rows_are_under_the_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], tampered_files: list[str], sql: str, where: str
+) -> None:
+    """Order ranks decide which of two equivalent units the next scan keeps; frequencies decide
+    what is cached (so which certificate a cached answer serves); both used to be unchecked."""
+    path = make_state(tmp_path, tampered_files)
+    conn = raw(path)
+    conn.execute(sql)
+    conn.close()
+    code, lines = verify_lines(path, capsys)
+    assert code == 1 and [line.split(": ")[0] for line in lines] == [where], lines
+
+
+def test_untampered_ranks_and_frequencies_verify_across_many_ticks(tmp_path: Path) -> None:
+    # near miss: explicit ranks, a batch, ticks with and without requests, a custom half-life
+    path = str(tmp_path / "s.sqlite")
+    state = CertState.open(
+        path,
+        simple_interface({"p": 1, "q": 1}, ["p"]),
+        CertifyConfig(half_life_ticks=3.0),
+        clock=lambda: CLOCK,
+    )
+    state.add_record(SourceRecord("src", "rules", CORPUS))
+    state.admit_batch([(line, Evidence("src"), "deploy", [7, "z"]) for line in CORPUS.splitlines()[:2]])
+    state.admit(CORPUS.splitlines()[2], Evidence("src"), order_rank=["b", 2])
+    for n in range(4):
+        for _ in range(n):
+            state.query("q(c2)")
+        state.tick(now=10 + n)
+    state.close()
+    state = CertState.open(path)
+    assert state.integrity == [] and state.verify_state() == []
+    assert state.units[3].order_rank == ["b", 2] and state.freq["f:q(c2)"] > 0
+    state.close()
+
+
+def test_an_edited_order_rank_would_have_changed_the_kernel(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], tampered_files: list[str]
+) -> None:
+    """X-11: with p, r1, r2, r3 in this order the scan keeps r2; with r2 before r1 it keeps r1."""
+    path = str(tmp_path / "x11.sqlite")
+    tampered_files.append(path)
+    program = "[p] p.\n[r1] q :- p.\n[r2] q :- p, t.\n[r3] t :- p.\n"
+    state = CertState.open(path, simple_interface({"p": 0, "q": 0, "t": 0}, ["p"]), clock=lambda: CLOCK)
+    state.add_record(SourceRecord("src", "rules", program))
+    for line in program.splitlines():
+        state.admit(line, Evidence("src"))
+    assert sorted(r.unit.label for r in state.active() if r.kstatus == "J") == ["r1"]
+    swapped = {**state.order(), 2: [99]}  # r1 last
+    assert [state.units[u].unit.label for u in state.scan().J] == ["r1"]
+    from cotaudit.certify.kernel import kernel_scan
+
+    again = kernel_scan(state.sources(), order=swapped)
+    assert [state.units[u].unit.label for u in again.J] == ["r2"]  # what an edit would make
+    assert recheck_all(state) == []  # the justifications stored so far, before the edit
+    state.close()
+    conn = raw(path)
+    conn.execute("UPDATE units SET order_rank='[99]' WHERE unit_id=2")
+    conn.close()
+    code, lines = verify_lines(path, capsys)
+    assert code == 1 and [line.split(": ")[0] for line in lines] == ["FAIL units[2].order_rank"]
+    tampered = CertState.open(path)
+    with pytest.raises(StoreError):  # never rescanned under the edited order
+        tampered.admit("[r4] q :- p, p.", Evidence("src"))
+    tampered.close()

@@ -61,3 +61,21 @@ def test_admit_with_evidence_on_a_real_state(monkeypatch: pytest.MonkeyPatch, tm
     with pytest.raises(ServiceError) as info:
         erase({"unit_id": 2})
     assert (info.value.status, info.value.code) == (404, "not_found")
+
+
+def test_erase_that_runs_out_of_its_bound_is_an_abstention_not_a_crash(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from cotaudit.certify.errors import ResourceCap
+    from cotaudit.certify.state import CertState
+
+    monkeypatch.setenv(CERTIFY_DB_ENV, str(make_certify_state(tmp_path / "s.sqlite")))
+
+    def out_of_time(self: CertState, unit_id: int, reason: str = "") -> dict[str, Any]:
+        raise ResourceCap("evaluation exceeded its time bound", {}, bound="time")
+
+    monkeypatch.setattr(CertState, "erase", out_of_time)
+    with pytest.raises(ServiceError) as info:
+        erase({"unit_id": 2})
+    assert (info.value.status, info.value.code) == (503, "undecided")
+    assert "rolled back" in info.value.message

@@ -15,7 +15,7 @@ from cotaudit.certify import gate
 from cotaudit.certify.cachestate import evict_keys, revalidate
 from cotaudit.certify.closure import Source
 from cotaudit.certify.engine import evaluate
-from cotaudit.certify.errors import ComputationCap, StoreError
+from cotaudit.certify.errors import ComputationCap, ResourceCap, StoreError
 from cotaudit.certify.gate import GateDecision, Outcome
 from cotaudit.certify.kernel import KernelResult, OrderRank
 from cotaudit.certify.sources import Evidence
@@ -102,8 +102,10 @@ def justify(state: CertState, scan: KernelResult) -> list[str]:
                 interface_sha256=state.interface.sha256,
                 leaf_info=state.leaf_info(),
             )
+        except ResourceCap:
+            raise  # machine-dependent: the admission abstains as a whole
         except ComputationCap:
-            continue
+            continue  # a work bound: the same on every machine
         cert_id = state.store.put_certificate(cert)
         conn.execute("INSERT INTO justifications VALUES(?,?,?)", (uid, state.version, cert_id))
         out.append(cert["sha256"])
@@ -143,6 +145,7 @@ def admit_one(
     old_k = {s.unit_id for s in state.kernel_sources()}
     rank: list[int | str] = list(order_rank) if order_rank is not None else [seq]
     insert_unit(state, UnitRow(uid, unit, writer, "kernel", None, rank, "active", None, seq))
+    payload["order_rank"] = rank  # decides which units the scan keeps: under the log (logstate.py)
     payload["evidence"] = [insert_evidence(state, uid, decision.record, seq)]
     state.store.hook("after_unit_insert")
     assert decision.scan is not None
@@ -185,6 +188,7 @@ def admit_many(
     old_k = {s.unit_id for s in state.kernel_sources()}
     decisions: list[GateDecision] = []
     new_ids: dict[int, int] = {}  # decision index → unit id
+    ranks: list[list[Any]] = []  # [unit id, order_rank] of every new unit, logged
     evidence_shas: list[str] = []
     uid = next_unit_id(state)
     keys = dict(state.active_keys())  # kept up to date here: one build per batch, not per unit
@@ -199,6 +203,7 @@ def admit_many(
             if dup is None:
                 order: list[int | str] = list(rank) if rank is not None else [seq, index]
                 insert_unit(state, UnitRow(uid, d.unit, writer, "kernel", None, order, "active", None, seq))
+                ranks.append([uid, order])
                 new_ids[index] = uid
                 keys[d.unit.key] = uid
                 uid += 1
@@ -211,6 +216,7 @@ def admit_many(
     payload: dict[str, Any] = {
         "evidence": sorted(set(evidence_shas)),
         "records": _record_shas(state, decisions),
+        "order_ranks": ranks,
     }
     if new_ids:
         scan = state.scan()
@@ -224,6 +230,33 @@ def admit_many(
     payload["decisions"] = [d.to_json() for d in decisions]
     log_seq = state.store.append_log("ADMIT_BATCH", payload)
     return [d.with_seq(log_seq) for d in decisions]
+
+
+def abstained(
+    state: CertState,
+    proposals: Sequence[Unit | str | Mapping[str, Any]],
+    exc: ResourceCap,
+    op: str,
+) -> list[GateDecision]:
+    """Log an admission that a time or memory bound stopped (its transaction was rolled back):
+    every unit gets REJECT ``UNDECIDED`` with the bound, nothing is admitted and nothing else
+    changes. Deciding anything under such a bound would make the kernel depend on the
+    machine's speed (C-26), so the whole operation is abstained, and says so."""
+    message = f"not decided: the admission met its {exc.bound} bound ({exc.what}); nothing was admitted"
+    decisions = []
+    for proposal in proposals:
+        got = gate.parse_proposal(proposal)
+        unit = None if isinstance(got, GateDecision) else got
+        decisions.append(
+            gate.reject("UNDECIDED", message, unit, bound=exc.bound, cap=exc.what, check="operation")
+        )
+    if op == "ADMIT":
+        payload: dict[str, Any] = {"decision": decisions[0].to_json(), "evidence": [], "records": []}
+        payload["certificates"] = []
+    else:
+        payload = {"evidence": [], "records": [], "decisions": [d.to_json() for d in decisions]}
+    seq = state.store.append_log(op, payload)
+    return [d.with_seq(seq) for d in decisions]
 
 
 def erase_unit(state: CertState, unit_id: int, reason: str) -> dict[str, Any]:

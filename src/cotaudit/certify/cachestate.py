@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from cotaudit.certify.cache import Candidate, allocate, threshold, update_frequency
 from cotaudit.certify.certificate import size_bytes
-from cotaudit.certify.errors import ComputationCap, ProgramError, StoreError
+from cotaudit.certify.errors import ComputationCap, ProgramError, ResourceCap, StoreError
 from cotaudit.certify.grammar import parse_literal
 from cotaudit.certify.recheck import recheck
 
@@ -140,8 +140,10 @@ def _rebuild(state: CertState, old: Mapping[str, Any], delta: int) -> dict[str, 
     try:
         lit = parse_literal(old["conclusion"])
         closure = state.closure()
+    except ResourceCap:
+        raise  # machine-dependent: the transition abstains as a whole, the cache is not changed
     except (ProgramError, ComputationCap):
-        return None
+        return None  # a work bound, the same on every machine: evicted (never served stale)
     depth = closure.depth(lit)
     if depth is None or depth > delta:
         return None
@@ -192,6 +194,9 @@ def tick(state: CertState, now: int | None) -> dict[str, Any]:
     conn = state.store.conn
     new_tick = state.tick_no + 1 if now is None else int(now)
     keys = sorted(set(state.freq) | set(state.requests))
+    # the requests counted since the last tick and the half-life they decay with: the log then
+    # determines every frequency, so verify-log can re-derive the freq table (logstate.py)
+    counts = [[key, state.requests[key]] for key in keys if state.requests.get(key)]
     for key in keys:
         f = update_frequency(
             state.freq.get(key, 0.0), state.requests.get(key, 0), state.config.half_life_ticks
@@ -206,7 +211,13 @@ def tick(state: CertState, now: int | None) -> dict[str, Any]:
     state.tick_no = new_tick
     state.store.set_meta("tick", str(new_tick))
     flushed = flush_audit(state)
-    state.store.append_log("TICK", {"tick": new_tick, "keys": len(keys)})
+    payload = {
+        "tick": new_tick,
+        "keys": len(keys),
+        "counts": counts,
+        "half_life_ticks": repr(float(state.config.half_life_ticks)),
+    }
+    state.store.append_log("TICK", payload)
     return {"tick": new_tick, "keys": len(keys), "flushed": flushed}
 
 

@@ -5,7 +5,9 @@
 ``cotaudit certify export`` writes (program text + manifest, C-73); ``overlay`` lists the
 query-scoped facts a certificate's ``query`` leaves point at; ``delta`` (optional) overrides the
 certificate's budget. ``check`` rechecks it: ``pass`` when every check holds, ``fail`` with one
-finding per failed check, ``invalid`` when the file is not such a bundle.
+finding per failed check, ``abstain`` (``CERTIFY_W002``) when no check failed but one could not
+be decided within the checker's bounds — could not check is never a failure — and ``invalid``
+when the file is not such a bundle.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from cotaudit.certify.codemap import reason_code
-from cotaudit.certify.errors import KbError, ProgramError
+from cotaudit.certify.errors import ComputationCap, KbError, ProgramError
 from cotaudit.certify.grammar import parse_literal
 from cotaudit.certify.kbcheck import ENGINE, ENGINE_VERSION, invalid
 from cotaudit.certify.kernelview import KernelView
@@ -83,8 +85,15 @@ def check_bundle(text: str, *, path: str | None = None, item_id: str | None = No
         code = reason_code("INPUT_MALFORMED")
         f = Finding(code.code, code.severity, Location(), exc.bare, {"reason": "INPUT_MALFORMED"})
         return invalid(text, path, item_id, [f], str(exc))
-    result = recheck(cert, kernel, delta=delta, overlay=overlay)
+    try:
+        result = recheck(cert, kernel, delta=delta, overlay=overlay)
+    except ComputationCap as exc:  # a time or memory bound (ResourceCap): not checked
+        result = RecheckReport(False, cert.get("kind"), None, None, (), exc.what)
     findings = report_of(result)
+    if result.undecided is not None and not result.failures:
+        code = reason_code("COMPUTATION_CAP")
+        message = f"the certificate could not be rechecked: {result.undecided}"
+        findings.append(Finding(code.code, code.severity, Location(), message, {"reason": "COMPUTATION_CAP"}))
     if result.ok:
         code = reason_code("RECHECKED")
         findings.append(
@@ -96,8 +105,9 @@ def check_bundle(text: str, *, path: str | None = None, item_id: str | None = No
                 {"reason": "RECHECKED"},
             )
         )
+    undecided = not result.ok and not result.failures
     details = {
-        "verdict": "CERTIFIED" if result.ok else "REJECT",
+        "verdict": "CERTIFIED" if result.ok else "ABSTAIN" if undecided else "REJECT",
         "kind": result.kind,
         "conclusion": result.conclusion,
         "depth": result.depth,
@@ -109,7 +119,7 @@ def check_bundle(text: str, *, path: str | None = None, item_id: str | None = No
         ENGINE,
         ENGINE_VERSION,
         InputRef.for_text(text, path, item_id),
-        "pass" if result.ok else "fail",
+        "pass" if result.ok else "abstain" if undecided else "fail",
         Report.sorted_findings(findings),
         details,
     )

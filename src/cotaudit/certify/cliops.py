@@ -6,8 +6,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from cotaudit.certify.codemap import reason_code
-from cotaudit.certify.errors import InterfaceError, KbError, ProgramError, WhitelistViolation
+from cotaudit.certify.codemap import decision_code, reason_code
+from cotaudit.certify.errors import ComputationCap, InterfaceError, KbError, ProgramError, WhitelistViolation
 from cotaudit.certify.gate import GateDecision, Outcome
 from cotaudit.certify.grammar import parse_unit
 from cotaudit.certify.interface import load_interface
@@ -92,7 +92,7 @@ def check_program(text: str, path: str, interface_text: str | None) -> list[str]
 
 def _decision_line(where: str, d: GateDecision, label: str) -> str:
     if d.outcome is Outcome.REJECT:
-        code = reason_code(d.reason or "").code
+        code = decision_code(d.reason or "").code  # W013 for a unit the gate could not check
         return f"{where}: REJECT [{label}] {code} {d.reason}: {d.detail.get('message', '')}"
     extra = f" duplicate of unit {d.detail['duplicate_of']}" if "duplicate_of" in d.detail else ""
     return f"{where}: {d.outcome.value} [{label}] unit {d.detail.get('unit_id')}{extra}"
@@ -125,7 +125,13 @@ def _admit_kb(doc: KbDocument, path: str, state: Any) -> tuple[list[str], bool]:
             ev = stmt.evidence or (Evidence(sec.options["evidence"]) if "evidence" in sec.options else None)
             items.append((unit, locate(ev, records) if ev else None, writer, None))
             where.append((f"{path}:{stmt.line}", unit.label))
-        for d, (w, label) in zip(state.admit_batch(items), where, strict=True):
+        try:
+            decisions = state.admit_batch(items)
+        except ComputationCap as exc:  # a time or memory bound: this batch is not admitted
+            lines += _not_done(f"{path}:{sec.line}", exc)
+            ok = False
+            break
+        for d, (w, label) in zip(decisions, where, strict=True):
             lines.append(_decision_line(w, d, label))
             ok = ok and d.outcome is not Outcome.REJECT
     lines.append(f"kernel version {state.version}: {len(state.kernel_sources())} kernel units")
@@ -153,8 +159,16 @@ def admit(args: Any, read: Callable[[str], str], open_state: Callable[..., Any])
     state = open_state(args, given)
     try:
         return _admit_unit(args, read, state)
+    except ComputationCap as exc:
+        return _not_done(args.db, exc), False
     finally:
         state.close()
+
+
+def _not_done(where: str, exc: ComputationCap) -> list[str]:
+    """A transition a time or memory bound stopped: rolled back, so nothing was decided."""
+    code = reason_code("COMPUTATION_CAP").code
+    return [f"{where}: ABSTAINED {code}: {exc.what}; the transition was rolled back"]
 
 
 def _admit_unit(args: Any, read: Callable[[str], str], state: Any) -> tuple[list[str], bool]:
@@ -199,7 +213,10 @@ def recheck_file(cert_text: str, kernel_text: str | None, delta: int | None) -> 
         except ValueError as exc:
             raise UsageError(f"the kernel export is not JSON: {exc}") from None
         cert = data
-    report = recheck(cert, kernel, delta=delta, overlay=overlay)
+    try:
+        report = recheck(cert, kernel, delta=delta, overlay=overlay)
+    except ComputationCap as exc:  # a time or memory bound: not checked, not shown wrong
+        return [f"UNDECIDED {reason_code('COMPUTATION_CAP').code}: could not recheck: {exc.what}"], False
     if report.ok:
         what = f"{report.kind} certificate of {report.conclusion}"
         return [f"ok: {what} rechecks against kernel version {kernel.version}"], True
@@ -209,6 +226,8 @@ def recheck_file(cert_text: str, kernel_text: str | None, delta: int | None) -> 
         + f": {f.message}"
         for f in report.failures
     ]
+    if not lines:
+        lines = [f"UNDECIDED {reason_code('COMPUTATION_CAP').code}: could not recheck: {report.undecided}"]
     return lines, False
 
 

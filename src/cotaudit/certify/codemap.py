@@ -50,6 +50,7 @@ REASON_CODES: dict[str, str] = {
     "WRONG_ANSWER": "CERTIFY_E038",
     "COMPUTATION_CAP": "CERTIFY_W002",
     "SCAN_CAPPED": "CERTIFY_W008",
+    "UNDECIDED": "CERTIFY_W013",
     "CERTIFIED": "CERTIFY_I001",
     "REDUNDANT": "CERTIFY_I002",
     "RECHECKED": "CERTIFY_I003",
@@ -74,6 +75,19 @@ FALLBACK_CODE = "CERTIFY_W012"
 def reason_code(reason: str) -> Code:
     """The stable code of a native reason (``PARSE_ERROR`` → ``CERTIFY_E001`` …)."""
     return lookup(REASON_CODES.get(reason, "CERTIFY_E034"))
+
+
+# Gate reasons under which a unit was not shown wrong but could not be checked (a work bound
+# stopped a check; the source checker failed or timed out): the unit is not admitted, and
+# reports count it as an abstention, never a rejection (docs/certify.md, Decision "undecided").
+UNDECIDED_REASONS = frozenset({"CHECKER_ERROR", "UNDECIDED"})
+UNDECIDED_CODE = "CERTIFY_W013"
+
+
+def decision_code(reason: str) -> Code:
+    """The code of a gate rejection's reason in a report: the reason's own code, except that a
+    unit the gate could not check (:data:`UNDECIDED_REASONS`) is ``CERTIFY_W013``, an abstention."""
+    return lookup(UNDECIDED_CODE) if reason in UNDECIDED_REASONS else reason_code(reason)
 
 
 def abstain_code(reason: str) -> Code:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from cotaudit.certify import gate
 from cotaudit.certify.cache import threshold
 from cotaudit.certify.engine import evaluate
-from cotaudit.certify.errors import ComputationCap
+from cotaudit.certify.errors import ComputationCap, ResourceCap
 from cotaudit.certify.kernel import essential, order_sensitivity
 from cotaudit.certify.redundancy import fractions, rederivation_table, sensitivity, verdict
 from cotaudit.certify.sources import Evidence
@@ -60,7 +60,7 @@ def kernel_report(
     eps = len(failing) / len(sources) if sources else 0.0
     scan = state.scan()
     naf = state.interface.negation == "naf"
-    ess, ess_capped = essential(sources, k=cfg.rederive_k, cap=cfg.scan_cap, naf=naf)
+    ess, ess_capped = essential(sources, k=cfg.rederive_k, cap=cfg.scan_cap, naf=naf, limits=state.limits)
     order = order_sensitivity(scan, ess)
     frac = fractions(sources, scan.J, weights)
     depths: list[int] = []
@@ -69,8 +69,10 @@ def kernel_report(
         closure = evaluate(state.kernel_sources(), limits=state.limits)
         depths = [closure.store.depth[f] for f in range(len(closure)) if not closure.is_base(f)]
         finite = all(d <= DELTA_MAX for d in depths)
+    except ResourceCap:
+        raise  # time or memory: the report is not made, rather than made differently
     except ComputationCap:
-        finite = False
+        finite = False  # a work bound: the same on every machine
     m_eff = len(state.kernel_sources())
     fc = {
         e.ckey: f"{threshold(cfg.rho, m_eff, e.depth):.6f}"

@@ -3,8 +3,11 @@
 Order: not well-formed → ``MALFORMED_DERIVATION``; root ≠ u → ``ROOT_MISMATCH``; cycle →
 ``CYCLIC``; incomplete → ``UNLINKED_CONCLUSION``; a leaf outside Γ_t ∪ F_q →
 ``UNSUPPORTED_LEAF``; edges in topological order → ``UNVERIFIABLE_EDGE`` (detail: node, line,
-sub-code); the verified witness deeper than δ → ``DEPTH_BUDGET_EXCEEDED``. Candidates from the
-trace extractor may leave leaf unit ids, depths, deps and the hash out: the gate fills them.
+sub-code); the verified witness deeper than δ → ``DEPTH_BUDGET_EXCEEDED``. A NAF check whose
+lower-stratum model cannot be recomputed within the reference evaluator's fact bound is
+``UNDECIDED`` (not admitted, not shown wrong); a time or memory bound raises ``ResourceCap``.
+Candidates from the trace extractor may leave leaf unit ids, depths, deps and the hash out: the
+gate fills them.
 The recheck-only codes (duplicate or unreachable nodes, deps, hash) are reported as
 ``MALFORMED_DERIVATION``. CERTIFY carries π_der = (certificate, depth, key, deps, verifier).
 """
@@ -124,6 +127,8 @@ def derived(
             line=lines.get(str(f.node), lines.get(f.node)),
             sub_code=f.code,
         )
+    if check.edges.undecided is not None:  # not shown wrong: could not be checked (a work bound)
+        return reject("UNDECIDED", check.edges.undecided, check="naf")
     d = check.root_depth if check.root_depth is not None else 0
     if d > delta:
         return reject("DEPTH_BUDGET_EXCEEDED", f"depth {d} > δ = {delta}", depth=d, delta=delta)

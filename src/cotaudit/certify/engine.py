@@ -24,7 +24,7 @@ from cotaudit.certify import calculators
 from cotaudit.certify.alloc import paused_collector
 from cotaudit.certify.closure import CalcRecord, Closure, FactStore, Source, SourceTable
 from cotaudit.certify.compiled import CRule, Op, Step, Triggers
-from cotaudit.certify.errors import ComputationCap
+from cotaudit.certify.errors import ComputationCap, ResourceCap
 from cotaudit.certify.naive import naive_evaluate
 from cotaudit.certify.strata import rule_strata
 from cotaudit.certify.syntax import Const, Literal, Rule, Unit
@@ -43,16 +43,24 @@ class EvalLimits:
 
     ``max_facts`` counts the facts found in the current round too (a single round of
     ``path(X,Z) :- path(X,Y), path(Y,Z)`` can find millions before it is stored);
+    ``max_rounds`` is a bound, not a truncation: an evaluation that would need round
+    ``max_rounds + 1`` raises, it never returns a partial closure (which would answer "no");
     ``max_memory_mb`` bounds the growth of the process's resident set during the evaluation
     (a cotaudit addition to C-25: 5,000,000 facts with witnesses take about 1.5 GiB, so the fact
     bound alone would let an evaluation reach gigabytes). The enclosing per-input budget of
     :mod:`cotaudit.limits` is checked at the same points.
+
+    Facts, rounds and ``max_join_steps`` (off by default; the kernel scan sets it per check)
+    are work bounds: counted, so :class:`ComputationCap` is raised at the same point on every
+    machine. Time and memory depend on the machine and raise
+    :class:`~cotaudit.certify.errors.ResourceCap`.
     """
 
     max_facts: int = 5_000_000
     timeout_s: float = 60.0
     max_rounds: int | None = None
     max_memory_mb: int | None = 1024
+    max_join_steps: int | None = None
 
 
 def _joined(k: int) -> None:
@@ -183,15 +191,18 @@ class _Evaluator:
         facts = len(self.store.args) + sum(len(f.keys) for f in self.round.values())
         if facts > self.limits.max_facts:
             raise ComputationCap(f"more than {self.limits.max_facts} facts", self._stats(facts))
+        steps = self.limits.max_join_steps
+        if steps is not None and self.steps > steps:
+            raise ComputationCap(f"more than {steps} join steps", self._stats(facts))
         now = time.monotonic()
         if now > self.deadline:
-            raise ComputationCap(f"evaluation exceeded {self.limits.timeout_s} s", self._stats(facts))
+            raise ResourceCap(f"evaluation exceeded {self.limits.timeout_s} s", self._stats(facts), "time")
         if self.rss_ceiling is not None and now >= self.next_poll:
             self.next_poll = now + MEMORY_POLL_S
             rss = rss_bytes()
             if rss is not None and rss > self.rss_ceiling:
-                raise ComputationCap(
-                    f"evaluation used more than {self.limits.max_memory_mb} MiB", self._stats(facts)
+                raise ResourceCap(
+                    f"evaluation used more than {self.limits.max_memory_mb} MiB", self._stats(facts), "memory"
                 )
         checkpoint()
 
@@ -474,8 +485,7 @@ class _Evaluator:
         levels = sorted(set(strata)) or [0]
         multi = len(levels) > 1
         cap = self.max_depth
-        if self.limits.max_rounds is not None:
-            cap = self.limits.max_rounds if cap is None else min(cap, self.limits.max_rounds)
+        bound = self.limits.max_rounds
         for level in levels:
             layer = [r for r, s in zip(rules, strata, strict=True) if s == level]
             lower_max = self.store.max_depth()
@@ -487,6 +497,8 @@ class _Evaluator:
                 for ci, positions in triggers.active(self.store, n):
                     self.fire(layer[ci], n, new, multi, positions)
                 self.check_limits()  # the round's facts before they are stored
+                if bound is not None and n > bound and any(f.keys for f in new.values()):
+                    raise ComputationCap(f"more than {bound} rounds", self._stats(len(self.store.args)))
                 added = self.insert_round(new, n)
                 self.round = {}
                 triggers.notify(new, n)

@@ -82,14 +82,38 @@ class WhitelistViolation(CertifyError):
 
 
 class ComputationCap(CertifyError):
-    """An evaluation exceeded its fact or time limit (never a hang)."""
+    """A computation exceeded one of its bounds (never a hang).
+
+    This class itself is a *work* bound — facts, rounds, join steps, search atoms: counted, so
+    the same input meets it at the same point on every machine, and a caller may decide on it
+    (retain a unit in the kernel scan, evict a cache entry, abstain a query, leave a unit
+    undecided). A wall-time or memory bound is the subclass :class:`ResourceCap`.
+    """
 
     reason = "COMPUTATION_CAP"
+    bound = "work"
+    exit_code = 1  # the CLI's "abstained" (C-120), not a usage or input error
 
     def __init__(self, what: str, stats: Mapping[str, Any]) -> None:
         self.what = what
         self.stats = dict(stats)
         super().__init__(f"computation cap: {what}")
+
+
+class ResourceCap(ComputationCap):
+    """A wall-time or memory bound (``bound`` is ``"time"`` or ``"memory"``) was exceeded.
+
+    Whether it is met depends on the machine's speed and load, so it must never decide
+    anything — not a kernel member, not a cache entry, not an answer (C-26, C-118). It aborts
+    the whole operation it happened in, which is then reported as an abstention: a query
+    abstains ``COMPUTATION_CAP``, an admission or erasure is rolled back and raises this, a
+    ``.kb`` check is an ``abstain`` report. Code that catches :class:`ComputationCap` to decide
+    on a work bound re-raises this one first.
+    """
+
+    def __init__(self, what: str, stats: Mapping[str, Any], bound: str = "time") -> None:
+        super().__init__(what, stats)
+        self.bound = bound
 
 
 class KbError(CertifyError):

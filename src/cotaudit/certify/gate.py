@@ -3,7 +3,10 @@
 ``source(unit, evidence, writer=…, scope=…, state=…)`` runs the source-mode checks in the
 spec's order — parse/safety/stratification, types, writer and whitelist (Proposition 1), the
 source checker, strong-negation contradictions, then duplicates and the kernel scan — and
-returns SOURCE_ADMIT, REDUNDANT or REJECT with the first failing reason. ``derived(lit,
+returns SOURCE_ADMIT, REDUNDANT or REJECT with the first failing reason. A check the gate
+cannot decide within a work bound is ``REJECT UNDECIDED`` (not admitted, reported as an
+abstention, never as "wrong"); a time or memory bound raises ``ResourceCap`` to the caller,
+which abstains from the whole operation. ``derived(lit,
 candidate, …)`` verifies a proposed derivation (from the executor or the trace extractor) and
 returns CERTIFY with π_der or REJECT. The gate decides; it never writes: the state applies a
 decision inside one transaction.
@@ -21,7 +24,7 @@ from cotaudit.certify.canon import canonical_json, lone_surrogate
 from cotaudit.certify.checkers import CheckerRegistry
 from cotaudit.certify.closure import Source
 from cotaudit.certify.engine import EvalLimits, evaluate
-from cotaudit.certify.errors import ComputationCap, ProgramError
+from cotaudit.certify.errors import ComputationCap, ProgramError, ResourceCap
 from cotaudit.certify.grammar import parse_unit
 from cotaudit.certify.interface import Interface
 from cotaudit.certify.jsonform import unit_from_json
@@ -46,6 +49,7 @@ SOURCE_REASONS = (
     "UNSUPPORTED_BY_SOURCE",
     "CHECKER_ERROR",
     "CONTRADICTS_KERNEL",
+    "UNDECIDED",
 )
 
 
@@ -244,7 +248,16 @@ def source(
     if result.verdict == "ERROR":
         return GateDecision(Outcome.REJECT, "CHECKER_ERROR", {"message": result.reason}, record, None, unit)
     if iface.negation == "strong":
-        conflict = _contradiction(unit, state, query_facts if scope == "query" else ())
+        try:
+            conflict = _contradiction(unit, state, query_facts if scope == "query" else ())
+        except ResourceCap:
+            raise  # time or memory: the caller abstains from the whole operation
+        except ComputationCap as exc:  # a work bound: the same on every machine, so a decision
+            detail = {
+                "message": f"cannot decide whether it contradicts: {exc.what}",
+                "check": "contradiction",
+            }
+            return GateDecision(Outcome.REJECT, "UNDECIDED", detail, record, None, unit)
         if conflict is not None:
             return GateDecision(Outcome.REJECT, "CONTRADICTS_KERNEL", conflict, record, None, unit)
     keys = state.active_keys() if known_keys is None else known_keys
@@ -264,17 +277,17 @@ def source(
 
 
 def _contradiction(unit: Unit, state: GateState, query_facts: Sequence[Source]) -> dict[str, Any] | None:
-    """Step 5 (strong negation): does Cn(Γ ∪ {u}) hold a complementary pair?"""
+    """Step 5 (strong negation): does Cn(Γ ∪ {u}) hold a complementary pair?
+
+    Raises :class:`ComputationCap` when the closure cannot be computed within the limits: that
+    is "could not check", never a contradiction."""
     kernel = state.kernel_sources()
     extra = [Source(0, unit, "temp")]
-    try:
-        closure = evaluate(
-            [*kernel, *extra] if isinstance(unit, Rule) else kernel,
-            [*query_facts, *([] if isinstance(unit, Rule) else extra)],
-            limits=state.limits,
-        )
-    except ComputationCap as exc:
-        return {"message": f"cannot decide: {exc}"}
+    closure = evaluate(
+        [*kernel, *extra] if isinstance(unit, Rule) else kernel,
+        [*query_facts, *([] if isinstance(unit, Rule) else extra)],
+        limits=state.limits,
+    )
     pairs = closure.conflicts()
     if not pairs:
         return None

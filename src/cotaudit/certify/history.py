@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from cotaudit.certify.engine import evaluate
@@ -85,13 +86,29 @@ def check_invariants(state: CertState) -> list[str]:
     return out
 
 
+@dataclass(frozen=True)
+class StoredRecheck:
+    """One line per stored certificate that fails its recheck, and one per certificate the
+    checker could not decide within its bounds (neither accepted nor shown wrong)."""
+
+    failing: list[str]
+    undecided: list[str]
+
+
 def recheck_all(state: CertState) -> list[str]:
+    """One line per stored certificate that fails its recheck (see :func:`recheck_stored`;
+    a certificate that could not be rechecked within the bounds is not a failure)."""
+    return recheck_stored(state).failing
+
+
+def recheck_stored(state: CertState) -> StoredRecheck:
     """Recheck every stored certificate against the kernel of its version (and the query
-    overlay its leaves name); one line per certificate that fails."""
+    overlay its leaves name). A time or memory bound raises ``ResourceCap``."""
     from cotaudit.certify.grammar import parse_literal
     from cotaudit.certify.syntax import Fact, Unit
 
     out: list[str] = []
+    undecided: list[str] = []
     views: dict[int, KernelView] = {}
     rows = state.store.conn.execute("SELECT cert_id, sha256 FROM certificates ORDER BY cert_id").fetchall()
     for cert_id, sha in rows:
@@ -112,6 +129,8 @@ def recheck_all(state: CertState) -> list[str]:
             if row is not None:
                 overlay[item["unit_id"]] = row.unit
         report = recheck(cert, views[version], overlay=overlay)
-        if not report.ok:
+        if report.failures:
             out.append(f"certificate {sha[:12]}: {report.codes()}")
-    return out
+        elif report.undecided is not None:
+            undecided.append(f"certificate {sha[:12]} could not be rechecked: {report.undecided}")
+    return StoredRecheck(out, undecided)

@@ -16,11 +16,17 @@ from cotaudit.certify.errors import InterfaceError, Problem, ProgramError
 from cotaudit.certify.pattern import PatternError, compile_pattern
 from cotaudit.certify.syntax import NAME_RE, Const
 from cotaudit.errors import MissingDependency
+from cotaudit.limits import checkpoint
 
 if TYPE_CHECKING:
     from cotaudit.certify.interface import Interface, LegendEntry, PredicateSig, Role
 
 FORMAT = "cotaudit.certify.interface/1"
+
+# PyYAML's parser is pure Python (~5 µs per character here): an interface in YAML is a
+# hand-written document of a few KiB, and a bigger one is refused before parsing so a hostile
+# file cannot hold the process for seconds per MiB. JSON interfaces (C-speed) have no such cap.
+MAX_YAML_BYTES = 128 * 1024
 
 
 def parse_document(text: str) -> tuple[Any, list[Problem]]:
@@ -38,6 +44,17 @@ def parse_document(text: str) -> tuple[Any, list[Problem]]:
 
 
 def _load_yaml(text: str, problems: list[Problem]) -> Any:
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_YAML_BYTES:
+        raise InterfaceError(
+            [
+                Problem(
+                    "BAD_FORMAT",
+                    f"a YAML interface is limited to {MAX_YAML_BYTES // 1024} KiB (this one is "
+                    f"{size // 1024} KiB); write larger interfaces as JSON",
+                )
+            ]
+        )
     try:
         import yaml  # type: ignore[import-untyped]
     except ModuleNotFoundError:
@@ -47,6 +64,7 @@ def _load_yaml(text: str, problems: list[Problem]) -> Any:
         def compose_node(self, parent: Any, index: Any) -> Any:
             # An alias shares a node: a few lines of "&a [*b, *b, …]" expand to 2^n nodes once
             # the document is walked (billion laughs). An interface never needs one.
+            checkpoint()
             if self.check_event(yaml.events.AliasEvent):
                 mark = self.peek_event().start_mark
                 raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed", mark)

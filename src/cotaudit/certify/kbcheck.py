@@ -5,6 +5,14 @@ rejected unit or a certified answer other than the one the file expects → ``fa
 WRONG); otherwise an abstention → ``abstain`` (ABSTAIN); an unreadable file or interface →
 ``invalid``. Every certificate produced here is rechecked by the independent checker before it
 is reported.
+
+"Could not check" is never a ``fail``: a unit the gate could not decide (``UNDECIDED``,
+``CHECKER_ERROR``: code ``CERTIFY_W013``) or a certificate the checker could not recheck within
+its bounds makes the report ``abstain``; while a unit is undecided the kernel is incomplete, so
+an answer that differs from the expected one is not reported as WRONG. A time or memory bound
+met anywhere (:class:`~cotaudit.certify.errors.ResourceCap`) abstains the whole check with one
+``COMPUTATION_CAP`` finding — whether it is met depends on the machine, so nothing found before
+it is reported either.
 """
 
 from __future__ import annotations
@@ -15,9 +23,9 @@ from typing import Any
 from cotaudit.certify.canon import canonical_json, lone_surrogate
 from cotaudit.certify.certificate import MEANING
 from cotaudit.certify.checkers import LIMITATIONS, CheckerRegistry
-from cotaudit.certify.codemap import abstain_code, reason_code
+from cotaudit.certify.codemap import UNDECIDED_REASONS, abstain_code, decision_code, reason_code
 from cotaudit.certify.config import CertifyConfig
-from cotaudit.certify.errors import InterfaceError, KbError, ProgramError
+from cotaudit.certify.errors import ComputationCap, InterfaceError, KbError, ProgramError, ResourceCap
 from cotaudit.certify.gate import WRITERS, GateDecision, Outcome
 from cotaudit.certify.grammar import parse_query, parse_unit
 from cotaudit.certify.interface import Interface, load_interface
@@ -72,6 +80,8 @@ class _Run:
         self.queries: list[dict[str, Any]] = []
         self.labels: dict[str, tuple[str, int]] = {}
         self.query_ids: dict[str, int] = {}
+        self.undecided: list[str] = []  # labels of units the gate could not check
+        self.unchecked = False  # a certificate could not be rechecked within the bounds
 
     def evidence(self, stmt: Statement, sec: Section) -> Evidence | None:
         ev = stmt.evidence
@@ -107,7 +117,12 @@ class _Run:
         self.units.append({"line": line, "label": label, **d.to_json()})
         if d.outcome is Outcome.REJECT and d.reason:
             msg = str(d.detail.get("message", d.reason))
-            self.findings.append(_finding(d.reason, line, msg, {"unit": label, "detail": _plain(d.detail)}))
+            code = decision_code(d.reason)
+            if d.reason in UNDECIDED_REASONS:
+                self.undecided.append(label)
+                msg = f"[{label}] could not be checked, so it is not admitted: {msg}"
+            evidence = {"reason": d.reason, "unit": label, "detail": _plain(d.detail)}
+            self.findings.append(Finding(code.code, code.severity, Location(line=line), msg, evidence))
         elif d.outcome is Outcome.REDUNDANT:
             why = (
                 f"duplicate of unit {d.detail['duplicate_of']}"
@@ -136,7 +151,9 @@ class _Run:
             return
         if writer not in ("deploy", "operator", "grounder"):
             raise KbError(f"unknown writer {writer!r}", line=sec.line)
-        for d, (line, label) in zip(self.state.admit_batch(items), where, strict=True):
+        decisions = self.state.admit_batch(items)
+        _stop_on_resource_bound(decisions)
+        for d, (line, label) in zip(decisions, where, strict=True):
             self.decision(d, line, label)
 
     def query(self, stmt: Statement, facts: list[tuple[Unit, Evidence | None, int]], sec: Section) -> None:
@@ -165,6 +182,8 @@ class _Run:
             answer_space=sec.options.get("space"),
             writer=sec.options.get("writer", "grounder"),
         )
+        if result.resource_bound is not None:  # machine-dependent: the whole check abstains
+            raise ResourceCap(result.detail.removeprefix("computation cap: "), {}, result.resource_bound)
         for d, (u, _, line) in zip(result.gate_decisions, facts, strict=False):
             self.decision(d, line, u.label)
         self.report(result, q.expect, stmt.line)
@@ -178,24 +197,42 @@ class _Run:
         if r.status in (ServeStatus.CERTIFIED, ServeStatus.CACHED) and r.certificate is not None:
             check = recheck(r.certificate, self.state.kernel_view(r.kernel_version), overlay=r.overlay)
             entry["recheck"] = {"ok": check.ok, "codes": check.codes()}
+            if check.undecided is not None:
+                entry["recheck"]["undecided"] = check.undecided
             if not check.ok:
                 for f in check.failures:
                     self.findings.append(
                         _finding(f.code, line, f"certificate does not recheck: {f.message}", {"node": f.node})
                     )
+                if not check.failures:  # could not be rechecked: neither certified nor wrong
+                    self.unchecked = True
+                    self.findings.append(
+                        _finding(
+                            "COMPUTATION_CAP",
+                            line,
+                            f"?- {r.target}: the certificate could not be rechecked ({check.undecided})",
+                            {"answer": None},
+                            abstain=True,
+                        )
+                    )
                 return
             depth = r.certificate.get("depth")
+            incomplete = sorted(set(self.undecided))
+            if incomplete:
+                entry["kernel_incomplete"] = incomplete
             self.findings.append(
                 _finding(
                     "CERTIFIED",
                     line,
                     f"?- {r.target}: {r.answer} ({r.answer_kind.value if r.answer_kind else ''}"
                     + (f", depth {depth}" if depth is not None else "")
-                    + ")",
+                    + ")"
+                    + (f"; without the undecided units {', '.join(incomplete)}" if incomplete else ""),
                     {"answer": r.answer, "certificate_sha256": r.certificate["sha256"]},
                 )
             )
-            if expect is not None and expect != r.answer:
+            # with undecided units the kernel is incomplete: a different answer is not "wrong"
+            if expect is not None and expect != r.answer and not incomplete:
                 self.findings.append(
                     _finding(
                         "WRONG_ANSWER",
@@ -247,6 +284,34 @@ class _Run:
                     self.query(stmt, [], sec)
 
 
+def _stop_on_resource_bound(decisions: Sequence[GateDecision]) -> None:
+    """An admission abstained for a time or memory bound (``detail.bound``) stops the check."""
+    for d in decisions:
+        bound = d.detail.get("bound")
+        if d.reason == "UNDECIDED" and bound in ("time", "memory"):
+            raise ResourceCap(str(d.detail.get("cap", "")), {}, str(bound))
+
+
+def _not_finished(text: str, path: str | None, item_id: str | None, exc: ComputationCap) -> Report:
+    """``abstain``: a bound stopped the check before it finished, so nothing was decided."""
+    bound = getattr(exc, "bound", "work")
+    finding = _finding(
+        "COMPUTATION_CAP",
+        None,
+        f"the check was not completed: {exc.what}; nothing about the file was decided",
+        {"bound": bound},
+        abstain=True,
+    )
+    return Report(
+        ENGINE,
+        ENGINE_VERSION,
+        InputRef.for_text(text, path, item_id),
+        "abstain",
+        (finding,),
+        {"verdict": "ABSTAIN", "meaning": MEANING, "reason": "COMPUTATION_CAP", "bound": bound},
+    )
+
+
 def _plain(detail: Any) -> Any:
     return {k: v for k, v in dict(detail).items() if k != "message"}
 
@@ -274,17 +339,24 @@ def check_kb(
             text, path, item_id, [_finding("INPUT_MALFORMED", None, f"config: {exc}", {})], f"config: {exc}"
         )
     run = _Run(doc, iface, config, checkers)
+    from cotaudit.certify.history import recheck_stored
+
     try:
         run.run()
+        stored = recheck_stored(run.state)  # every stored certificate, rechecked independently
     except KbError as exc:
         return invalid(text, path, item_id, [_finding("INPUT_MALFORMED", exc.line, exc.bare, {})], str(exc))
-    from cotaudit.certify.history import recheck_all
-
-    for problem in recheck_all(run.state):  # every stored certificate, rechecked independently
+    except ComputationCap as exc:  # a time or memory bound: the whole check is abstained
+        run.state.close()
+        return _not_finished(text, path, item_id, exc)
+    for problem in stored.failing:
         run.findings.append(_finding("MALFORMED_DERIVATION", None, f"stored {problem}", {}))
+    for problem in stored.undecided:
+        run.unchecked = True
+        run.findings.append(_finding("COMPUTATION_CAP", None, f"stored {problem}", {}, abstain=True))
     kernel = run.state.kernel_view()
     errors = [f for f in run.findings if f.severity == "error"]
-    abstained = any(q["status"] == "ABSTAINED" for q in run.queries)
+    abstained = any(q["status"] == "ABSTAINED" for q in run.queries) or bool(run.undecided) or run.unchecked
     wrong = any(f.code == reason_code("WRONG_ANSWER").code for f in errors)
     word = "WRONG" if wrong else "REJECT" if errors else "ABSTAIN" if abstained else "CERTIFIED"
     verdict: Verdict = "fail" if errors else "abstain" if abstained else "pass"

@@ -11,15 +11,16 @@ of Γ \\ {s} equals that of Γ (flag ``naf_model_equality``).
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cotaudit.certify.closure import Source
 from cotaudit.certify.engine import EvalLimits, evaluate
-from cotaudit.certify.errors import ComputationCap
-from cotaudit.certify.oracle import Answer, Check, Gamma, Ranks, compute_ranks, derivable
+from cotaudit.certify.errors import ComputationCap, ResourceCap
+from cotaudit.certify.oracle import CHECK_STEPS_PER_CAP, Answer, Check, Gamma, Ranks, compute_ranks, derivable
 from cotaudit.certify.syntax import Fact, Literal, Rule, Unit
 from cotaudit.limits import checkpoint
 
@@ -63,18 +64,28 @@ def _sorted(units: Sequence[Source], order: Mapping[int, OrderRank] | None) -> l
     return sorted(units, key=lambda s: order_key((order or {}).get(s.unit_id, [s.unit_id]), s.unit))
 
 
-def _until(limits: EvalLimits, deadline: float) -> EvalLimits | None:
-    """``limits`` with the time left before ``deadline`` (``None`` once it has passed)."""
+def _until(limits: EvalLimits, deadline: float) -> EvalLimits:
+    """``limits`` with the time left before the scan's ``deadline``; :class:`ResourceCap` once
+    it has passed (the scan is then abstained as a whole, never finished differently)."""
     left = deadline - time.monotonic()
-    return replace(limits, timeout_s=left) if left > 0 else None
+    if left <= 0:
+        raise ResourceCap(f"kernel scan exceeded its time bound of {limits.timeout_s} s", {}, "time")
+    return replace(limits, timeout_s=left)
 
 
-def _model(units: Sequence[Source], cap: int, limits: EvalLimits | None = None) -> frozenset[Literal] | None:
+def _model(
+    units: Sequence[Source], cap: int, limits: EvalLimits, max_steps: int | None = None
+) -> tuple[frozenset[Literal], int] | None:
+    """The model of ``units`` and the join steps it took; ``None`` past a work bound (facts,
+    ``max_steps``). Time and memory raise :class:`ResourceCap`."""
     try:
-        closure = evaluate(list(units), limits=replace(limits or EvalLimits(), max_facts=cap + len(units)))
+        bound = replace(limits, max_facts=cap + len(units), max_join_steps=max_steps)
+        closure = evaluate(list(units), limits=bound)
+    except ResourceCap:
+        raise
     except ComputationCap:
         return None
-    return frozenset(closure.store.literal(f) for f in range(len(closure)))
+    return frozenset(closure.store.literal(f) for f in range(len(closure))), int(closure.stats["join_steps"])
 
 
 def kernel_scan(
@@ -86,11 +97,41 @@ def kernel_scan(
     naf: bool = False,
     limits: EvalLimits | None = None,
 ) -> KernelResult:
+    """The deletion scan (C-46); see :func:`_kernel_scan`."""
+    lim = limits or EvalLimits()
+    with _as_a_whole("kernel scan", lim):
+        return _kernel_scan(units, order=order, k=k, cap=cap, naf=naf, limits=lim)
+
+
+@contextlib.contextmanager
+def _as_a_whole(what: str, lim: EvalLimits) -> Iterator[None]:
+    """A :class:`ResourceCap` from inside, restated for the whole computation with the configured
+    bound: an inner evaluation's own timeout is the time *left*, a figure no report may carry."""
+    try:
+        yield
+    except ResourceCap as exc:
+        if exc.bound == "time":
+            raise ResourceCap(f"{what} exceeded its time bound of {lim.timeout_s:g} s", {}, "time") from None
+        raise ResourceCap(f"{what}: {exc.what}", {}, exc.bound) from None
+
+
+def _kernel_scan(
+    units: Sequence[Source],
+    *,
+    order: Mapping[int, OrderRank] | None = None,
+    k: int | None = None,
+    cap: int = 100_000,
+    naf: bool = False,
+    limits: EvalLimits | None = None,
+) -> KernelResult:
     """The deletion scan (C-46). ``order`` maps unit id → order_rank (default [unit id]).
 
-    ``limits`` (default C-25's) bound every evaluation of the scan, and the scan as a whole gets
-    ``limits.timeout_s``: a unit whose check meets the deadline is CAPPED — retained, which
-    keeps Cn(K) = Cn(S) — and so is every unit after it, unchecked."""
+    Which units go to J depends only on S, the order, ``k`` and ``cap``: a check that meets a
+    work bound (``cap``, the per-check join steps) is CAPPED — the unit is retained, which keeps
+    Cn(K) = Cn(S) — on every machine alike (C-26). ``limits`` (default C-25's) bound the time and
+    memory of the scan *as a whole* (``limits.timeout_s`` for all of it): past them the scan
+    raises :class:`ResourceCap` and its caller abstains from the whole operation — a slower
+    machine never gets a different kernel."""
     start = time.perf_counter()
     lim = limits or EvalLimits()
     deadline = time.monotonic() + lim.timeout_s
@@ -102,15 +143,16 @@ def kernel_scan(
     flags: list[str] = []
     if naf:
         flags.append("naf_model_equality")
-        reference = _model(ordered, cap, _until(lim, deadline))
+        ref = _model(ordered, cap, _until(lim, deadline))
+        # each check may take twice the reference's join steps (and at least the oracle's bound)
+        steps = None if ref is None else max(CHECK_STEPS_PER_CAP * cap, 2 * ref[1])
         for s in ordered:
             checkpoint()
-            rest = [x for x in gamma.sources(s.unit_id)]
-            left = _until(lim, deadline)
-            model = _model(rest, cap, left) if reference is not None and left is not None else None
-            if model is None:
+            rest = gamma.sources(s.unit_id)
+            got = _model(rest, cap, _until(lim, deadline), steps) if ref is not None else None
+            if got is None:
                 capped.append(s.unit_id)
-            elif model == reference:
+            elif ref is not None and got[0] == ref[0]:
                 gamma.remove(s.unit_id)
                 J.append(s.unit_id)
                 just[s.unit_id] = Justification(s.unit_id, s.unit.head, (), "model-equality")
@@ -118,12 +160,8 @@ def kernel_scan(
         ranks: Ranks | None = compute_ranks(ordered, cap, _until(lim, deadline)) if k is None else None
         for s in ordered:
             checkpoint()
-            left = _until(lim, deadline)
-            if left is None:
-                capped.append(s.unit_id)
-                continue
             check = derivable(
-                s.unit_id, gamma, k=k, cap=cap, ranks=ranks, slice_s=min(10.0, left.timeout_s), limits=left
+                s.unit_id, gamma, k=k, cap=cap, ranks=ranks, limits=_until(lim, deadline), deadline=deadline
             )
             if check.answer is Answer.YES:
                 gamma.remove(s.unit_id)
@@ -137,26 +175,57 @@ def kernel_scan(
 
 
 def essential(
-    units: Sequence[Source], *, k: int | None = None, cap: int = 100_000, naf: bool = False
+    units: Sequence[Source],
+    *,
+    k: int | None = None,
+    cap: int = 100_000,
+    naf: bool = False,
+    limits: EvalLimits | None = None,
 ) -> tuple[list[int], list[int]]:
-    """Ess(S) = {s : s ∉ Cn_k(S \\ {s})} (C-49), and the units whose check was CAPPED."""
+    """Ess(S) (C-49); see :func:`_essential`."""
+    lim = limits or EvalLimits()
+    with _as_a_whole("essential-set computation", lim):
+        return _essential(units, k=k, cap=cap, naf=naf, limits=lim)
+
+
+def _essential(
+    units: Sequence[Source],
+    *,
+    k: int | None = None,
+    cap: int = 100_000,
+    naf: bool = False,
+    limits: EvalLimits | None = None,
+) -> tuple[list[int], list[int]]:
+    """Ess(S) = {s : s ∉ Cn_k(S \\ {s})} (C-49), and the units whose check was CAPPED.
+
+    Bounded like :func:`kernel_scan`: work bounds decide CAPPED, time and memory (``limits``,
+    for the whole computation) raise :class:`ResourceCap`."""
+    lim = limits or EvalLimits()
+    deadline = time.monotonic() + lim.timeout_s
     gamma = Gamma(list(units))
     ess: list[int] = []
     capped: list[int] = []
     if naf:
-        reference = _model(units, cap)
+        ref = _model(units, cap, _until(lim, deadline))
+        steps = None if ref is None else max(CHECK_STEPS_PER_CAP * cap, 2 * ref[1])
         for s in units:
             checkpoint()
-            model = _model(gamma.sources(s.unit_id), cap) if reference is not None else None
-            if model is None:
+            got = (
+                _model(gamma.sources(s.unit_id), cap, _until(lim, deadline), steps)
+                if ref is not None
+                else None
+            )
+            if got is None:
                 capped.append(s.unit_id)
-            elif model != reference:
+            elif ref is not None and got[0] != ref[0]:
                 ess.append(s.unit_id)
         return sorted(ess), sorted(capped)
-    ranks = compute_ranks(list(units), cap) if k is None else None
+    ranks = compute_ranks(list(units), cap, _until(lim, deadline)) if k is None else None
     for s in units:
         checkpoint()
-        check: Check = derivable(s.unit_id, gamma, k=k, cap=cap, ranks=ranks)
+        check: Check = derivable(
+            s.unit_id, gamma, k=k, cap=cap, ranks=ranks, limits=_until(lim, deadline), deadline=deadline
+        )
         if check.answer is Answer.NO:
             ess.append(s.unit_id)
         elif check.answer is Answer.CAPPED:

@@ -19,12 +19,23 @@ first, never a crash on a corrupt row):
   the current version, and deps / internal nodes equal to the certificate's;
 * evidence: each row hashes to its sha256, was logged by the entry of its ``seq``, for a unit
   of that entry, with verdict SUPPORTED; source records hash to their sha256;
-* meta: the interface and configuration recorded by INIT, the kernel version.
+* meta: the interface and configuration recorded by INIT, the kernel version;
+* order ranks: each kernel unit's ``order_rank`` is the one its ADMIT / ADMIT_BATCH entry
+  logged (it decides which of two equivalent units the next scan keeps, so it shapes the
+  kernel and every certificate built on it); a query-scoped unit's is ``[seq]``;
+* frequencies: each TICK logs the requests it counted and the half-life, so the ``freq`` table
+  (which decides what is cached, hence which certificate a cached answer serves) is replayed
+  exactly, value and ``last_tick``;
+* query rows: key, status, answer, kind, abstention reason, kernel version, sequence and the
+  stored result JSON are the ones the QUERY entry logged.
 
-Not derivable from the log, so not checked: frequencies (``freq``: ticks log counts only),
-order ranks, checker logs. A chain rewritten *consistently* with its head (tables and log
-together) cannot be told from the real one without an anchor kept elsewhere (C-71): that is
-what ``verify_log(anchor=…)`` and ``verify-log --anchor`` are for.
+Not checked, because they certify nothing served: a source checker's free-form log
+(``evidence.log_json``) and the checker id and version columns — the verdict, which decides
+admission, is checked (SUPPORTED), and the evidence itself is hashed and logged. Entries
+written before order ranks and tick counts were logged carry neither; for them those two
+checks are skipped (the log cannot say what they were). A chain rewritten *consistently* with
+its head (tables and log together) cannot be told from the real one without an anchor kept
+elsewhere (C-71): that is what ``verify_log(anchor=…)`` and ``verify-log --anchor`` are for.
 """
 
 from __future__ import annotations
@@ -70,6 +81,7 @@ class DerivedUnit:
     admitted_seq: int
     ended_seq: int | None = None
     evidence: set[str] = field(default_factory=set)
+    order_rank: Any = None  # what the log says; None: an entry from before ranks were logged
 
 
 @dataclass
@@ -88,6 +100,9 @@ class Derived:
     versions: dict[int, DerivedVersion] = field(default_factory=dict)
     cache: dict[str, tuple[set[str], int]] = field(default_factory=dict)  # key -> allowed shas, seq
     queries: dict[str, tuple[str | None, int]] = field(default_factory=dict)  # id -> cert sha, seq
+    query_rows: dict[str, dict[str, Any]] = field(default_factory=dict)  # id -> the logged result
+    freq: dict[str, tuple[float, int]] = field(default_factory=dict)  # key -> (f, last tick)
+    freq_known: bool = True  # False once a TICK without counts (an older log) was replayed
     referenced: dict[str, int] = field(default_factory=dict)  # certificate sha -> first seq
     evidence: dict[int, set[str]] = field(default_factory=dict)  # seq -> evidence shas
     interface_sha: str | None = None
@@ -163,7 +178,9 @@ class _Replay:
     def problem(self, seq: int, message: str) -> None:
         self.d.problems.append(Divergence(f"log[{seq}]", message, seq))
 
-    def new_unit(self, seq: int, uid: Any, text: Any, scope: str, query_id: str | None) -> None:
+    def new_unit(
+        self, seq: int, uid: Any, text: Any, scope: str, query_id: str | None, rank: Any = None
+    ) -> None:
         if not isinstance(uid, int) or isinstance(uid, bool) or not isinstance(text, str):
             self.problem(seq, "an admitted unit without an id or a text")
             return
@@ -178,6 +195,7 @@ class _Replay:
         status = "active" if scope == "kernel" else "expired"
         ended = None if scope == "kernel" else seq
         self.d.units[uid] = DerivedUnit(uid, text, unit, scope, query_id, status, None, seq, ended)
+        self.d.units[uid].order_rank = [seq] if scope == "query" else rank
 
     def kernel(self, seq: int, delta: Any) -> None:
         if not isinstance(delta, dict):
@@ -222,15 +240,22 @@ class _Replay:
             detail = _dict(decision.get("detail"))
             uid = payload.get("unit_id")
             if decision.get("outcome") != "REJECT" and uid is not None and "duplicate_of" not in detail:
-                self.new_unit(seq, uid, decision.get("unit"), "kernel", None)
+                self.new_unit(seq, uid, decision.get("unit"), "kernel", None, payload.get("order_rank"))
             self.kernel(seq, payload.get("kernel"))
         elif op == "ADMIT_BATCH":
+            ranks = {
+                r[0]: r[1]
+                for r in payload.get("order_ranks") or []
+                if isinstance(r, list) and len(r) == 2 and isinstance(r[0], int)
+            }
             for d in payload.get("decisions") or []:
                 if not isinstance(d, dict) or d.get("outcome") == "REJECT":
                     continue
                 detail = _dict(d.get("detail"))
                 if "duplicate_of" not in detail:
-                    self.new_unit(seq, detail.get("unit_id"), d.get("unit"), "kernel", None)
+                    uid = detail.get("unit_id")
+                    rank = ranks.get(uid) if isinstance(uid, int) else None
+                    self.new_unit(seq, uid, d.get("unit"), "kernel", None, rank)
             self.kernel(seq, payload.get("kernel"))
         elif op == "ERASE":
             uid = payload.get("unit_id")
@@ -253,6 +278,7 @@ class _Replay:
             qsha = qsha if isinstance(qsha, str) else None
             if isinstance(qid, str):
                 self.d.queries[qid] = (qsha, seq)
+                self.d.query_rows[qid] = payload
             cache = payload.get("cache")
             if isinstance(cache, dict):
                 for ckey in _strs(cache.get("evicted")):
@@ -262,6 +288,36 @@ class _Replay:
         elif op == "EVICT":
             for ckey in _strs(payload.get("evicted")):
                 self.d.cache.pop(ckey, None)
+        elif op == "TICK":
+            self.tick(seq, payload)
+
+    def tick(self, seq: int, payload: dict[str, Any]) -> None:
+        """C-61 replayed: f ← λ·f + (1 − λ)·c for every key known or counted, as the tick did."""
+        from cotaudit.certify.cache import update_frequency
+
+        counts_raw, half = payload.get("counts"), payload.get("half_life_ticks")
+        tick = payload.get("tick")
+        if not isinstance(counts_raw, list) or not isinstance(half, str) or not isinstance(tick, int):
+            self.d.freq_known = False  # an entry from before counts were logged
+            return
+        counts: dict[str, int] = {}
+        for item in counts_raw:
+            if isinstance(item, list) and len(item) == 2 and isinstance(item[0], str):
+                n = item[1]
+                if isinstance(n, int) and not isinstance(n, bool) and n > 0:
+                    counts[item[0]] = n
+                    continue
+            self.problem(seq, f"a TICK count that is not [key, positive integer]: {item!r}")
+        try:
+            h = float(half)
+        except ValueError:
+            h = float("nan")
+        if not h > 0:
+            self.problem(seq, f"a TICK half-life that is not a positive number: {half!r}")
+            return
+        for key in sorted(set(self.d.freq) | set(counts)):
+            old = self.d.freq.get(key, (0.0, 0))[0]
+            self.d.freq[key] = (update_frequency(old, counts.get(key, 0), h), tick)
 
 
 def derive(conn: Any) -> Derived:
@@ -290,6 +346,7 @@ def divergences(conn: Any) -> list[Divergence]:
     out += _evidence(conn, d)
     out += _records(conn)
     out += _meta(conn, d)
+    out += _freq(conn, d)
     if len(out) > MAX_REPORTED:
         rest = len(out) - MAX_REPORTED
         out = [*out[:MAX_REPORTED], Divergence("state", f"… and {rest} more divergences")]
@@ -315,12 +372,12 @@ def _units(conn: Any, d: Derived) -> list[Divergence]:
     rows = _rows(
         conn,
         "SELECT unit_id, ukey, kind, label, text, json, scope, query_id, status, kstatus, admitted_seq, "
-        "ended_seq FROM units ORDER BY unit_id",
+        "ended_seq, order_rank FROM units ORDER BY unit_id",
     )
     if rows and rows[0][0] == "__error__":
         return [Divergence("units", f"cannot read the table: {rows[0][1]}")]
     seen: set[Any] = set()
-    for uid, ukey, kind, label, text, js, scope, qid, status, kstatus, adm, ended in rows:
+    for uid, ukey, kind, label, text, js, scope, qid, status, kstatus, adm, ended, rank in rows:
         checkpoint()
         seen.add(uid)
         want = d.units.get(uid)
@@ -365,12 +422,49 @@ def _units(conn: Any, d: Derived) -> list[Divergence]:
                 out.append(
                     Divergence(f"{at}.{name}", f"{value!r}, the log says {expect!r}", want.admitted_seq)
                 )
+        if want.order_rank is not None and _rank_text(rank) != _rank_text(want.order_rank, parsed=True):
+            out.append(
+                Divergence(f"{at}.order_rank", _says(rank, json.dumps(want.order_rank)), want.admitted_seq)
+            )
     for uid in sorted(set(d.units) - seen):
         out.append(
             Divergence(
                 f"units[{uid}]", "the log admitted this unit; its row is missing", d.units[uid].admitted_seq
             )
         )
+    return out
+
+
+def _rank_text(value: Any, *, parsed: bool = False) -> str | None:
+    """An order rank as type-exact JSON text (``1`` and ``1.0`` differ: ≺ treats the float as a
+    string); ``None`` for a stored value that is not JSON."""
+    try:
+        return json.dumps(value if parsed else json.loads(value))
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def _freq(conn: Any, d: Derived) -> list[Divergence]:
+    """The freq table against the frequencies the logged ticks give (exact floats)."""
+    if not d.freq_known:
+        return []
+    rows = _rows(conn, "SELECT qkey, f, last_tick FROM freq ORDER BY qkey")
+    if rows and rows[0][0] == "__error__":
+        return [Divergence("freq", f"cannot read the table: {rows[0][1]}")]
+    out: list[Divergence] = []
+    seen: set[Any] = set()
+    for key, f, last in rows:
+        seen.add(key)
+        want = d.freq.get(key)
+        if want is None:
+            out.append(Divergence(f"freq[{key}]", "a frequency no logged tick gave"))
+            continue
+        if f != want[0] or isinstance(f, bool) or not isinstance(f, float | int):
+            out.append(Divergence(f"freq[{key}].f", _says(f, want[0])))
+        if last != want[1]:
+            out.append(Divergence(f"freq[{key}].last_tick", _says(last, want[1])))
+    for key in sorted(set(d.freq) - seen):
+        out.append(Divergence(f"freq[{key}]", "given by the logged ticks; the row is missing"))
     return out
 
 
@@ -490,17 +584,22 @@ def _cache(conn: Any, d: Derived, certs: Mapping[int, tuple[str, dict[str, Any]]
 
 def _queries(conn: Any, d: Derived, certs: Mapping[int, tuple[str, dict[str, Any]]]) -> list[Divergence]:
     out: list[Divergence] = []
-    rows = _rows(conn, "SELECT query_id, cert_id FROM queries ORDER BY seq, query_id")
+    rows = _rows(
+        conn,
+        "SELECT query_id, cert_id, qkey, status, answer, answer_kind, reason, kernel_version, "
+        "result_json, seq FROM queries ORDER BY seq, query_id",
+    )
     if rows and rows[0][0] == "__error__":
         return [Divergence("queries", f"cannot read the table: {rows[0][1]}")]
     seen: set[Any] = set()
-    for qid, cert_id in rows:
+    for qid, cert_id, *columns in rows:
         seen.add(qid)
         want = d.queries.get(qid)
         if want is None:
             out.append(Divergence(f"queries[{qid}]", "a query no log entry answered"))
             continue
         sha, seq = want
+        out += _query_columns(qid, columns, d.query_rows.get(qid, {}), seq)
         sound = certs.get(cert_id) if cert_id is not None else None
         got = sound[0] if sound is not None else None
         if cert_id is not None and got is None:
@@ -511,6 +610,41 @@ def _queries(conn: Any, d: Derived, certs: Mapping[int, tuple[str, dict[str, Any
         out.append(
             Divergence(f"queries[{qid}]", "answered in the log; the row is missing", d.queries[qid][1])
         )
+    return out
+
+
+def _query_columns(qid: Any, columns: list[Any], logged: dict[str, Any], seq: int) -> list[Divergence]:
+    """A query row's columns against its QUERY entry (the row's result JSON is the payload
+    without the entry's lists of certificate, evidence and record hashes)."""
+    from cotaudit.certify.certificate import fact_key
+    from cotaudit.certify.grammar import parse_literal
+
+    qkey, status, answer, kind, reason, version, result, row_seq = columns
+    try:
+        want_key: str | None = fact_key(parse_literal(str(logged.get("target"))))
+    except (CertifyError, RecursionError):
+        want_key = None
+    body = {k: v for k, v in logged.items() if k not in ("certificates", "evidence", "records")}
+    try:
+        want_result: str | None = canonical_json(body)
+    except (TypeError, ValueError):
+        want_result = None
+    expected = (
+        ("qkey", qkey, want_key),
+        ("status", status, logged.get("status")),
+        ("answer", answer, logged.get("answer")),
+        ("answer_kind", kind, logged.get("answer_kind")),
+        ("reason", reason, logged.get("abstain_reason")),
+        ("kernel_version", version, logged.get("kernel_version")),
+        ("seq", row_seq, seq),
+    )
+    out = [
+        Divergence(f"queries[{qid}].{name}", _says(got, want), seq)
+        for name, got, want in expected
+        if got != want
+    ]
+    if result != want_result:
+        out.append(Divergence(f"queries[{qid}].result_json", "is not the result the log recorded", seq))
     return out
 
 

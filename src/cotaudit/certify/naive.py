@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from cotaudit.certify import calculators
-from cotaudit.certify.errors import ComputationCap
+from cotaudit.certify.errors import ComputationCap, ResourceCap
 from cotaudit.certify.strata import rule_strata
 from cotaudit.certify.syntax import Const, Fact, Literal, Rule, Term, Unit, Var, substitute
 from cotaudit.limits import checkpoint
@@ -104,7 +104,9 @@ def naive_evaluate(
         steps[0] += 1
         if steps[0] % 1000 == 0:
             if time.monotonic() - start > timeout_s:
-                raise ComputationCap("reference evaluator limit", {"facts": len(model), "steps": steps[0]})
+                raise ResourceCap(
+                    f"reference evaluator exceeded {timeout_s} s", {"facts": len(model)}, "time"
+                )
             checkpoint()
 
     for u in [*units, *overlay]:
@@ -126,8 +128,14 @@ def naive_evaluate(
                     if old is None or d < old:
                         model[head] = d
                         changed = True
-                if len(model) > max_facts or time.monotonic() - start > timeout_s:
-                    raise ComputationCap("reference evaluator limit", {"facts": len(model)})
+                if len(model) > max_facts:
+                    raise ComputationCap(
+                        f"reference evaluator: more than {max_facts} facts", {"facts": len(model)}
+                    )
+                if time.monotonic() - start > timeout_s:
+                    raise ResourceCap(
+                        f"reference evaluator exceeded {timeout_s} s", {"facts": len(model)}, "time"
+                    )
     return NaiveModel(model)
 
 

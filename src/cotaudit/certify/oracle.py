@@ -23,7 +23,12 @@ stay small (C-113). Only the bottom-up fallback costs a whole evaluation per uni
 computable (Cn(S) over 10·cap facts), bounded k with a non-covering rule, or a rule with Skolem
 temporaries outside Cn(S) meeting a non-covering rule.
 
-More than ``cap`` derived facts or the time slice gives CAPPED, which the scan treats as "retain".
+Every bound that decides an answer is a work counter, so the answer is the same on every
+machine (C-26): more than ``cap`` atoms, visits or join candidates in a top-down search, more
+than ``cap`` derived facts or :data:`CHECK_STEPS_PER_CAP` · ``cap`` join steps in a bottom-up
+check give CAPPED, which the scan treats as "retain". Wall time and memory never decide: past
+the caller's ``deadline`` (or an evaluation's time or memory bound) the check raises
+:class:`~cotaudit.certify.errors.ResourceCap`, which aborts the whole scan.
 """
 
 from __future__ import annotations
@@ -35,12 +40,17 @@ from enum import Enum
 
 from cotaudit.certify.closure import Source
 from cotaudit.certify.engine import EvalLimits, evaluate
-from cotaudit.certify.errors import ComputationCap
+from cotaudit.certify.errors import ComputationCap, ResourceCap
 from cotaudit.certify.normal import normal_form
 from cotaudit.certify.syntax import SKOLEM_PREFIX, Const, Fact, Literal, Rule, Unit, Var, substitute
 from cotaudit.limits import checkpoint
 
 Sig = tuple[str, bool, int]
+
+# The join steps one bottom-up check may take, per unit of ``cap`` (2·10⁷ for the default cap of
+# 100,000; a few seconds of work): a work bound standing in for the time slice a check once had,
+# so one hard unit is retained instead of using up the whole scan's time.
+CHECK_STEPS_PER_CAP = 200
 
 
 class Answer(Enum):
@@ -201,8 +211,14 @@ def _join(
     return out
 
 
+def _past(deadline: float | None, what: str) -> None:
+    """Raise :class:`ResourceCap` once the whole operation's ``deadline`` has passed."""
+    if deadline is not None and time.monotonic() > deadline:
+        raise ResourceCap(f"{what}: the kernel scan's time bound has passed", {}, "time")
+
+
 def _prove_bounded(
-    goal: Literal, gamma: Gamma, s: int, temps: frozenset[Literal], k: int, cap: int, deadline: float
+    goal: Literal, gamma: Gamma, s: int, temps: frozenset[Literal], k: int, cap: int, deadline: float | None
 ) -> Answer | None:
     """Depth-bounded top-down search; ``None`` when a rule met does not bind its body from its head."""
     best: dict[Literal, int] = {}  # proven height
@@ -220,9 +236,11 @@ def _prove_bounded(
         if b <= 0 or failed.get(a, -1) >= b:
             return False
         visits[0] += 1
-        if visits[0] > cap or time.monotonic() > deadline:
+        if visits[0] > cap:
             raise ComputationCap("oracle search", {"visits": visits[0]})
-        checkpoint()
+        if visits[0] % 256 == 0:
+            _past(deadline, "oracle search")
+            checkpoint()
         for uid in gamma.candidates(a):
             if uid == s:
                 continue
@@ -253,7 +271,7 @@ def _prove_exact(
     temps: frozenset[Literal],
     ranks: Ranks | None,
     cap: int,
-    deadline: float,
+    deadline: float | None,
 ) -> Answer | None:
     """Least fixpoint over the ground slice relevant to ``goal``; ``None`` to fall back."""
     limit = ranks.head_min.get(s) if ranks is not None else None
@@ -304,8 +322,9 @@ def _prove_exact(
                         seen.add(x)
                         stack.append(x)
         alts[a] = options
-        if len(seen) > cap or budget[0] < 0 or time.monotonic() > deadline:
+        if len(seen) > cap or budget[0] < 0:
             raise ComputationCap("oracle slice", {"atoms": len(seen)})
+        _past(deadline, "oracle slice")
         checkpoint()
     # Horn satisfiability by counting (each option fires when all its atoms are true)
     waiting: dict[Literal, list[tuple[Literal, int]]] = {}
@@ -337,10 +356,14 @@ def derivable(
     k: int | None,
     cap: int,
     ranks: Ranks | None = None,
-    slice_s: float = 10.0,
     limits: EvalLimits | None = None,
+    deadline: float | None = None,
 ) -> Check:
-    """Is unit ``s`` (a member of Γ) derivable from Γ \\ {s} within ``k`` rounds?"""
+    """Is unit ``s`` (a member of Γ) derivable from Γ \\ {s} within ``k`` rounds?
+
+    The answer depends only on Γ, ``k`` and ``cap`` (work bounds give CAPPED). ``deadline``
+    (``time.monotonic()`` value) and the time and memory of ``limits`` bound the whole
+    operation: past them this raises :class:`ResourceCap` instead of answering."""
     unit = gamma.units[s]
     temps: tuple[Literal, ...] = ()
     if isinstance(unit, Fact):
@@ -354,7 +377,6 @@ def derivable(
     if not any(uid != s for uid in gamma.candidates(goal)):
         return Check(Answer.NO, goal, temps, "fast")
     tset: frozenset[Literal] = frozenset(temps)
-    deadline = time.monotonic() + slice_s
     try:
         if k is None:
             got = _prove_exact(goal, gamma, s, tset, ranks, cap, deadline)
@@ -363,25 +385,33 @@ def derivable(
         if got is not None:
             return Check(got, goal, temps, "top-down")
         overlay = [Source(-1 - i, Fact(f"tmp{i}", t), "temp") for i, t in enumerate(temps)]
+        base = limits or EvalLimits()
         bound = replace(
-            limits or EvalLimits(),
+            base,
             max_facts=cap + len(gamma.units) + len(temps),
-            timeout_s=max(1e-3, deadline - time.monotonic()),
+            max_join_steps=CHECK_STEPS_PER_CAP * cap,
+            timeout_s=base.timeout_s if deadline is None else deadline - time.monotonic(),
         )
+        if bound.timeout_s <= 0:
+            raise ResourceCap("oracle: the kernel scan's time bound has passed", {}, "time")
         closure = evaluate(gamma.sources(s), overlay, max_depth=k, limits=bound)
         return Check(Answer.YES if closure.contains(goal) else Answer.NO, goal, temps, "bottom-up")
+    except ResourceCap:
+        raise  # machine-dependent: never an answer
     except ComputationCap:
         return Check(Answer.CAPPED, goal, temps, "capped")
 
 
 def compute_ranks(units: Sequence[Source], cap: int, limits: EvalLimits | None = None) -> Ranks | None:
-    """Ranks of the instance graph of Cn(S), or ``None`` when it is too large to build
-    (more than 10·``cap`` facts, or past the time or memory of ``limits``)."""
+    """Ranks of the instance graph of Cn(S), or ``None`` when it is too large to build (more
+    than 10·``cap`` facts). Past the time or memory of ``limits`` it raises :class:`ResourceCap`."""
     from cotaudit.certify.strata import sccs
 
     try:
         bound = replace(limits or EvalLimits(), max_facts=cap * 10 + len(units))
         closure = evaluate(list(units), limits=bound, record_instances=True)
+    except ResourceCap:
+        raise  # without ranks the answers stay the same, but their work bounds would not
     except ComputationCap:
         return None
     n = len(closure)

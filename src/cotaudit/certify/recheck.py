@@ -45,13 +45,21 @@ class RecheckFailure:
 
 @dataclass(frozen=True, slots=True)
 class RecheckReport:
-    """``ok`` iff no check failed."""
+    """``ok`` iff no check failed and every check could be decided.
+
+    ``undecided`` says why a check could not be decided (a closure or lower-stratum model that
+    needs more than the reference evaluator's fact bound): the certificate is then neither
+    accepted nor shown wrong — ``ok`` is false, ``failures`` lists only checks that failed, and
+    callers report "could not check" (abstain), never a failure, when ``failures`` is empty.
+    A time or memory bound is not reported here: it raises
+    :class:`~cotaudit.certify.errors.ResourceCap` out of :func:`recheck`."""
 
     ok: bool
     kind: str | None
     conclusion: str | None
     depth: int | None
     failures: tuple[RecheckFailure, ...]
+    undecided: str | None = None
 
     def codes(self) -> list[str]:
         return sorted({f.code for f in self.failures})
@@ -93,17 +101,25 @@ def recheck(
             observer(body)
         from cotaudit.certify.recheck_closure import recheck_closure
 
-        fails = recheck_closure(body, kernel, over)
+        fails, undecided = recheck_closure(body, kernel, over)
         target = body.get("target") if isinstance(body.get("target"), str) else None
-        return RecheckReport(not fails, "closure", target, None, tuple(fails))
+        return RecheckReport(
+            not fails and undecided is None, "closure", target, None, tuple(fails), undecided
+        )
     if body.get("kind") != "derivation":
         return RecheckReport(
             False, None, None, None, (RecheckFailure("MALFORMED_DERIVATION", None, "unknown kind"),)
         )
     checker = DerivationCheck(body, kernel, over)
     checker.run_all(delta)
+    undecided = checker.edges.undecided
     return RecheckReport(
-        not checker.failures, "derivation", checker.conclusion, checker.root_depth, tuple(checker.failures)
+        not checker.failures and undecided is None,
+        "derivation",
+        checker.conclusion,
+        checker.root_depth,
+        tuple(checker.failures),
+        undecided,
     )
 
 

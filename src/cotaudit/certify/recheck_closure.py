@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from cotaudit.certify.canon import canonical_json, sha256_hex, sha256_json
-from cotaudit.certify.errors import ComputationCap, ProgramError
+from cotaudit.certify.errors import ComputationCap, ProgramError, ResourceCap
 from cotaudit.certify.grammar import parse_literal
 from cotaudit.certify.kernelview import KernelView
 from cotaudit.certify.naive import naive_evaluate
@@ -72,7 +72,10 @@ def _one_pass(
 
 def recheck_closure(
     cert: Mapping[str, Any], kernel: KernelView, overlay: Mapping[int, Unit]
-) -> list[RecheckFailure]:
+) -> tuple[list[RecheckFailure], str | None]:
+    """The failed checks, and why the model could not be recomputed within the reference
+    evaluator's fact bound (``None``: it could). Such a certificate is undecided — not shown
+    wrong. A time or memory bound raises :class:`ResourceCap`."""
     fails: list[RecheckFailure] = []
 
     def fail(code: str, message: str, **detail: Any) -> None:
@@ -83,11 +86,11 @@ def recheck_closure(
         comp_text = cert.get("complement")
         complement = parse_literal(comp_text) if isinstance(comp_text, str) else None
     except ProgramError as exc:
-        return [RecheckFailure("MALFORMED_DERIVATION", None, f"target does not parse: {exc.bare}")]
+        return [RecheckFailure("MALFORMED_DERIVATION", None, f"target does not parse: {exc.bare}")], None
     over_facts: list[Fact] = []
     rows = cert.get("overlay")
     if not isinstance(rows, list):
-        return [RecheckFailure("MALFORMED_DERIVATION", None, "'overlay' must be a list")]
+        return [RecheckFailure("MALFORMED_DERIVATION", None, "'overlay' must be a list")], None
     for row in rows:
         uid = row.get("unit_id") if isinstance(row, dict) else None
         unit = overlay.get(uid) if isinstance(uid, int) else None
@@ -103,15 +106,25 @@ def recheck_closure(
     if needs_recompute:
         try:
             model = naive_evaluate([u for _, u in sorted(kernel.units.items())], over_facts)
-        except (ComputationCap, ProgramError) as exc:
-            return [*fails, RecheckFailure("CLOSURE_NOT_A_MODEL", None, f"cannot recompute the model: {exc}")]
+        except ResourceCap:
+            raise
+        except ComputationCap as exc:  # could not check: the certificate is not shown wrong
+            return fails, f"cannot recompute the least model: {exc.what}"
+        except ProgramError as exc:
+            return [
+                *fails,
+                RecheckFailure("CLOSURE_NOT_A_MODEL", None, f"cannot recompute the model: {exc}"),
+            ], None
         texts = model.texts()
         if _model_hash(texts) != cert.get("model_sha256"):
             fail("HASH_MISMATCH", "model_sha256 differs from the recomputed least model")
         members = set(model.depth)
     else:
         if not isinstance(model_texts, list) or not all(isinstance(t, str) for t in model_texts):
-            return [*fails, RecheckFailure("MALFORMED_DERIVATION", None, "'model' must be a list of facts")]
+            return [
+                *fails,
+                RecheckFailure("MALFORMED_DERIVATION", None, "'model' must be a list of facts"),
+            ], None
         if _model_hash(model_texts) != cert.get("model_sha256") or cert.get("model_size") != len(model_texts):
             fail("HASH_MISMATCH", "model_sha256/model_size do not match the embedded model")
         try:
@@ -120,7 +133,7 @@ def recheck_closure(
             return [
                 *fails,
                 RecheckFailure("MALFORMED_DERIVATION", None, f"model fact does not parse: {exc.bare}"),
-            ]
+            ], None
         for _, f in kernel.facts():
             if f.lit not in members:
                 fail("CLOSURE_NOT_A_MODEL", f"kernel fact {f.lit.text()} is missing from the model")
@@ -144,4 +157,4 @@ def recheck_closure(
     body = {k: v for k, v in cert.items() if k != "sha256"}
     if sha256_json(body) != cert.get("sha256"):
         fail("HASH_MISMATCH", "sha256 does not match the canonical JSON")
-    return fails
+    return fails, None

@@ -17,7 +17,7 @@ from operator import itemgetter
 from typing import Any
 
 from cotaudit.certify import calculators
-from cotaudit.certify.errors import ProgramError
+from cotaudit.certify.errors import ComputationCap, ProgramError, ResourceCap
 from cotaudit.certify.grammar import DEFAULT_LIMITS, parse_literal
 from cotaudit.certify.kernelview import KernelView
 from cotaudit.certify.naive import NaiveModel, naive_evaluate
@@ -176,12 +176,18 @@ class EdgeChecker:
         self._nf: dict[int, NormalForm] = {}
         self._compiled: dict[int, _Compiled] = {}
         self._model: NaiveModel | None = None
+        # Why a check could not be decided (the lower-stratum model met a work bound), if one
+        # could not: the certificate is then neither accepted nor rejected by those checks.
+        self.undecided: str | None = None
 
     def constant(self, text: Any) -> Const | None:
         return self.reader.constant(text)
 
     def lower_model(self) -> NaiveModel:
-        """The model of the kernel and overlay, recomputed (it contains every lower stratum)."""
+        """The model of the kernel and overlay, recomputed (it contains every lower stratum).
+
+        Raises :class:`~cotaudit.certify.errors.ComputationCap` past the reference evaluator's
+        bounds (see :meth:`_judged`)."""
         if self._model is None:
             units = [u for _, u in sorted(self.kernel.units.items())]
             facts = [u for _, u in sorted(self.overlay.items()) if isinstance(u, Fact)]
@@ -268,7 +274,19 @@ class EdgeChecker:
             return [("NAF_VIOLATED", "the listed NAF checks are not θ of the rule's NAF literals")]
         if not atoms:
             return []
-        model = self.lower_model()
+        return self._judged(atoms)
+
+    def _judged(self, atoms: Sequence[Literal]) -> list[Issue]:
+        """``NAF_VIOLATED`` for each atom that holds in the lower model. When that model cannot be
+        computed within a work bound the checks are not judged (``undecided``) — never failed;
+        a time or memory bound (:class:`ResourceCap`) propagates to the caller."""
+        try:
+            model = self.lower_model()
+        except ResourceCap:
+            raise
+        except ComputationCap as exc:
+            self.undecided = f"the NAF checks need the lower-stratum model, which {exc.what}"
+            return []
         return [
             ("NAF_VIOLATED", f"not {a.text()} fails: {a.text()} holds") for a in atoms if model.contains(a)
         ]
@@ -287,10 +305,7 @@ class EdgeChecker:
                 atoms.append(parse_literal(text))
             except ProgramError:
                 return [("NAF_VIOLATED", f"the listed NAF check {text!r} is not a literal")]
-        model = self.lower_model()
-        return [
-            ("NAF_VIOLATED", f"not {a.text()} fails: {a.text()} holds") for a in atoms if model.contains(a)
-        ]
+        return self._judged(atoms)
 
     def _calc(self, rule: Rule, theta: dict[str, Const], edge: Mapping[str, Any]) -> list[Issue]:
         kind = edge.get("kind")

@@ -22,7 +22,7 @@ from cotaudit.certify.certificate import build_closure, fact_key
 from cotaudit.certify.closure import Closure, Source
 from cotaudit.certify.derived import derived
 from cotaudit.certify.engine import evaluate
-from cotaudit.certify.errors import ComputationCap, ProgramError, StoreError
+from cotaudit.certify.errors import ComputationCap, ProgramError, ResourceCap, StoreError
 from cotaudit.certify.gate import GateDecision, Outcome
 from cotaudit.certify.grammar import parse_literal
 from cotaudit.certify.sources import Evidence
@@ -78,6 +78,9 @@ class QueryResult:
     flags: list[str] = field(default_factory=list)
     cache: dict[str, Any] = field(default_factory=dict)
     overlay: dict[int, Unit] = field(default_factory=dict)
+    # "time" / "memory" when a machine-dependent bound caused the abstention (not serialised:
+    # the reason and detail say it; a caller running many operations abstains from all of them)
+    resource_bound: str | None = field(default=None, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -166,17 +169,19 @@ def _answer(
     uid = next_unit_id(state)
     policy = on_reject or state.config.on_reject
     for proposal, ev in facts:
-        d = gate.source(proposal, ev, writer=writer, scope="query", state=state, query_facts=fq)
+        try:
+            d = gate.source(proposal, ev, writer=writer, scope="query", state=state, query_facts=fq)
+        except ResourceCap as exc:  # time or memory: the whole query abstains, as C-79 says
+            result.abstain_reason, result.detail = AbstainReason.COMPUTATION_CAP, str(exc)
+            result.resource_bound = exc.bound
+            break
         result.gate_decisions.append(d)
         if d.outcome is Outcome.REJECT:
             if policy == "drop" and d.reason == "PREDICATE_NOT_IN_WHITELIST":
                 result.flags = sorted({*result.flags, "barrier_drop"})
                 continue
             if result.abstain_reason is None:
-                failed = d.reason in ("UNSUPPORTED_BY_SOURCE", "CHECKER_ERROR")
-                result.abstain_reason = (
-                    AbstainReason.SOURCE_CHECK_FAILED if failed else AbstainReason.ADMISSION_REJECTED
-                )
+                result.abstain_reason = _rejected(d.reason)
                 result.detail = f"{d.reason}: {d.detail.get('message', '')}"
             continue
         if d.outcome is Outcome.SOURCE_ADMIT and d.unit is not None and d.record is not None:
@@ -231,16 +236,40 @@ def _record(state: CertState, d: GateDecision) -> Any:
     return state.records.record(rid) if rid else None
 
 
+def _rejected(reason: str | None) -> AbstainReason:
+    """The abstention for a query fact the gate did not admit (C-77): a failed or erroring
+    source check, a check the gate could not decide within its bounds, or another rejection."""
+    if reason in ("UNSUPPORTED_BY_SOURCE", "CHECKER_ERROR"):
+        return AbstainReason.SOURCE_CHECK_FAILED
+    if reason == "UNDECIDED":
+        return AbstainReason.COMPUTATION_CAP
+    return AbstainReason.ADMISSION_REJECTED
+
+
 def _derive(
     state: CertState, result: QueryResult, lit: Literal, space: str, fq: list[Source], budget: int
 ) -> None:
+    """S3 (C-79). Any computation bound met here — evaluating Γ_q, building a closure
+    certificate, the derived-mode gate's NAF checks — abstains ``COMPUTATION_CAP``: never "no"."""
     try:
-        closure: Closure = (
-            state.closure() if not fq else evaluate(state.kernel_sources(), fq, limits=state.limits)
+        _derive_within(state, result, lit, space, fq, budget)
+    except ComputationCap as exc:  # work or resource bound alike: the query is abstained
+        result.status, result.answer, result.answer_kind, result.certificate = (
+            ServeStatus.ABSTAINED,
+            None,
+            None,
+            None,
         )
-    except ComputationCap as exc:
         result.abstain_reason, result.detail = AbstainReason.COMPUTATION_CAP, str(exc)
-        return
+        result.resource_bound = exc.bound if isinstance(exc, ResourceCap) else None
+
+
+def _derive_within(
+    state: CertState, result: QueryResult, lit: Literal, space: str, fq: list[Source], budget: int
+) -> None:
+    closure: Closure = (
+        state.closure() if not fq else evaluate(state.kernel_sources(), fq, limits=state.limits)
+    )
     if state.interface.negation == "strong" and closure.conflicts():
         p, n = closure.conflicts()[0]
         result.abstain_reason, result.detail = (
@@ -288,10 +317,10 @@ def _derive(
     )
     result.gate_decisions.append(decision)
     if decision.outcome is not Outcome.CERTIFY:
-        depth_fail = decision.reason == "DEPTH_BUDGET_EXCEEDED"
-        result.abstain_reason = (
-            AbstainReason.DEPTH_BUDGET_EXCEEDED if depth_fail else AbstainReason.DERIVATION_REJECTED
-        )
+        result.abstain_reason = {
+            "DEPTH_BUDGET_EXCEEDED": AbstainReason.DEPTH_BUDGET_EXCEEDED,
+            "UNDECIDED": AbstainReason.COMPUTATION_CAP,
+        }.get(decision.reason or "", AbstainReason.DERIVATION_REJECTED)
         result.detail = f"{decision.reason}: {decision.detail.get('message', '')}"
         return
     result.status, result.answer_kind, result.certificate = ServeStatus.CERTIFIED, kind, cert

@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from cotaudit.certify.canon import sha256_hex, sha256_json
+from cotaudit.certify.errors import ResourceCap
 from cotaudit.certify.syntax import Unit
+from cotaudit.limits import BudgetExceeded
 
 if TYPE_CHECKING:
     from cotaudit.certify.interface import Interface
@@ -143,6 +145,8 @@ def run_checker(
                 pool.shutdown(wait=False, cancel_futures=True)
     except concurrent.futures.TimeoutError:
         return CheckResult("ERROR", f"checker timed out after {timeout_s} s", {"checker": checker.id})
+    except (BudgetExceeded, MemoryError, ResourceCap):
+        raise  # the whole input is over its budget: not this checker's verdict on the unit
     except Exception as exc:  # a checker must never take the gate down
         return CheckResult("ERROR", f"checker raised {type(exc).__name__}: {exc}", {"checker": checker.id})
     seconds = time.perf_counter() - start

@@ -22,7 +22,7 @@ from cotaudit.certify.checkers import CheckerRegistry
 from cotaudit.certify.closure import Closure, Source
 from cotaudit.certify.config import CertifyConfig
 from cotaudit.certify.engine import EvalLimits, evaluate
-from cotaudit.certify.errors import CertifyError, StoreError
+from cotaudit.certify.errors import CertifyError, ResourceCap, StoreError
 from cotaudit.certify.gate import GateDecision, Outcome
 from cotaudit.certify.interface import Interface, interface_from_dict
 from cotaudit.certify.jsonform import unit_from_json, unit_to_json
@@ -421,18 +421,38 @@ class CertState:
         writer: str = "deploy",
         order_rank: OrderRank | None = None,
     ) -> GateDecision:
-        """Source mode, kernel scope (C-38 … C-40); the decision is logged either way."""
-        from cotaudit.certify.admission import admit_one
+        """Source mode, kernel scope (C-38 … C-40); the decision is logged either way.
 
-        return self.transition(lambda: admit_one(self, unit, evidence, writer, order_rank))
+        A time or memory bound met anywhere in the transition (gate checks, the kernel scan,
+        justifications, revalidation) rolls it back and abstains from the admission as a whole:
+        the decision is REJECT ``UNDECIDED`` with ``detail.bound`` ``time``/``memory``, logged,
+        and nothing else changes — a decision taken under such a bound would depend on the
+        machine (C-26)."""
+        from cotaudit.certify.admission import abstained, admit_one
+
+        try:
+            return self.transition(lambda: admit_one(self, unit, evidence, writer, order_rank))
+        except ResourceCap as exc:
+            if self.store.in_transaction:  # nested: the enclosing transition abstains
+                raise
+            cap = exc
+            return self.transition(lambda: abstained(self, [unit], cap, "ADMIT"))[0]
 
     def admit_batch(
         self, items: Sequence[tuple[Unit | str | Mapping[str, Any], Evidence | None, str, OrderRank | None]]
     ) -> list[GateDecision]:
-        """Deploy: every unit gated, one scan, at most one version bump, one transaction."""
-        from cotaudit.certify.admission import admit_many
+        """Deploy: every unit gated, one scan, at most one version bump, one transaction. A time
+        or memory bound abstains from the whole batch, as in :meth:`admit`: every unit
+        ``UNDECIDED``, none admitted."""
+        from cotaudit.certify.admission import abstained, admit_many
 
-        return self.transition(lambda: admit_many(self, items))
+        try:
+            return self.transition(lambda: admit_many(self, items))
+        except ResourceCap as exc:
+            if self.store.in_transaction:
+                raise
+            cap = exc
+            return self.transition(lambda: abstained(self, [item[0] for item in items], cap, "ADMIT_BATCH"))
 
     def query(self, target: Any, **kwargs: Any) -> Any:
         """Answer ``target`` with a certificate or an explicit abstention (see :mod:`.serving`)."""
@@ -441,6 +461,9 @@ class CertState:
         return run_query(self, target, **kwargs)
 
     def erase(self, unit_id: int, reason: str = "") -> dict[str, Any]:
+        """Erase a kernel unit (C-55). A time or memory bound (the rescan, revalidation) rolls
+        the transition back and raises :class:`~cotaudit.certify.errors.ResourceCap`: the unit
+        is not erased."""
         from cotaudit.certify.admission import erase_unit
 
         return self.transition(lambda: erase_unit(self, unit_id, reason))

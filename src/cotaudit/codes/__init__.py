@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from cotaudit.codes.certify import CERTIFY
 from cotaudit.codes.core import CORE
+from cotaudit.codes.cot import COT
 from cotaudit.codes.model import Code, Severity
 from cotaudit.codes.te import TE
 from cotaudit.codes.type6 import TYPE6
 from cotaudit.codes.vericot import VERICOT
 
-ALL: tuple[Code, ...] = CORE + TE + TYPE6 + VERICOT + CERTIFY
+ALL: tuple[Code, ...] = CORE + TE + TYPE6 + VERICOT + CERTIFY + COT
 CODES: dict[str, Code] = {c.code: c for c in ALL}
 
 __all__ = ["ALL", "CODES", "Code", "Severity", "lookup", "render_markdown"]

@@ -5,7 +5,7 @@ are the engine's native words; each maps to one stable code here, and
 :mod:`cotaudit.certify.codemap` is the one place that does the mapping. Families: E001–E013 the
 source-mode gate (C-43), E014–E020 the derived-mode gate, E021–E033 the checks of ``recheck``
 (C-32, C-33, C-35), E034–E038 input and answers, W001–W008 abstentions and capped scans, W009–W012 serving
-(votes, agreement, grounder failures, the labelled fallback),
+(votes, agreement, grounder failures, the labelled fallback), W013 units the gate could not check,
 I001–I003 certified answers, redundant units and rechecked certificates.
 """
 
@@ -297,5 +297,12 @@ CERTIFY: tuple[Code, ...] = (
         "uncertified-fallback",
         "answer",
         "After an abstention a fallback answered; that answer is UNCERTIFIED and carries no certificate.",
+    ),
+    _c(
+        "CERTIFY_W013",
+        "unit-undecided",
+        "gate-source",
+        "Abstained on a unit: the gate could not check it (UNDECIDED: a computation bound; CHECKER_ERROR: "
+        "the source checker failed or timed out). It is not admitted, and that is not a rejection.",
     ),
 )

@@ -86,6 +86,7 @@ figure.visual { margin: 8px 0; overflow: auto; border: 1px solid var(--line); bo
 figure.visual svg.dag { max-width: 100%; height: auto; }
 figure.visual figcaption { color: var(--muted); font-size: 12px; }
 table.steps td.status { font-weight: 600; white-space: nowrap; }
+.steps tr.step-ok td.status { color: var(--ok); }
 tr.flagged-step { background: var(--err-bg); }
 details.raw pre { max-height: 400px; overflow: auto; background: #f6f8fa; padding: 8px; font-size: 12px; }
 .muted { color: var(--muted); }

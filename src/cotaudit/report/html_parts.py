@@ -19,8 +19,9 @@ from cotaudit.report.text import finding_column
 MAX_LINES = 5000
 MAX_DETAILS_CHARS = 200_000
 _SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
-_STEP_FAIL = {"contradicted", "ungrounded", "untranslatable"}
-_STEP_WARN = {"unknown", "vacuous"}
+_STEP_FAIL = {"contradicted", "ungrounded", "untranslatable", "wrong"}
+_STEP_WARN = {"unknown", "vacuous", "unchecked"}
+_STEP_OK = {"verified"}  # cot's per-step statuses: verified / wrong / unchecked
 
 
 def esc(value: object) -> str:
@@ -148,6 +149,8 @@ def steps_table(steps: Sequence[Any], report: Report, prefix: str) -> tuple[str,
             targets.setdefault(key, row_id)
         status = str(step.get("status", ""))
         cls = "sev-error" if status in _STEP_FAIL else ("sev-warning" if status in _STEP_WARN else "")
+        if status in _STEP_OK:
+            cls = "step-ok"
         if keys & flagged:
             cls += " flagged-step"
         support = step.get("support") or []

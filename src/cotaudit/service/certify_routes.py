@@ -124,12 +124,15 @@ def erase(body: Mapping[str, Any]) -> dict[str, Any]:
     reason = _text(body, "reason", "")
     with _LOCK:
         state = _open(_state_path())
-        from cotaudit.certify.errors import StoreError
+        from cotaudit.certify.errors import ComputationCap, StoreError
 
         try:
             result: dict[str, Any] = state.erase(unit_id, reason)
         except StoreError as exc:
             raise ServiceError(404, "not_found", str(exc)) from None
+        except ComputationCap as exc:  # the rescan ran out of its bound: rolled back, nothing erased
+            why = f"erase abstained and was rolled back (unit {unit_id} is still active): {exc}"
+            raise ServiceError(503, "undecided", why) from None
         finally:
             state.close()
     return result
