@@ -83,20 +83,26 @@ def _cap(program: str, limits: EvalLimits) -> dict[str, Any]:
 
 def test_memory_bound_is_reached_before_gigabytes() -> None:
     # before: 3.97 GB for this program; now the evaluation stops at its 200 MiB bound
-    got = run_bounded(_cap, TC + SQUARE + _chain(5000), EvalLimits(timeout_s=600, max_memory_mb=200), timeout=120)
+    got = run_bounded(
+        _cap, TC + SQUARE + _chain(5000), EvalLimits(timeout_s=600, max_memory_mb=200), timeout=120
+    )
     assert got.value["capped"] == "evaluation used more than 200 MiB", got.value
     assert got.rss_growth_mb < 600, got.rss_growth_mb
 
 
 def test_memory_bound_near_miss() -> None:
-    got = run_bounded(_cap, TC + SQUARE + _chain(300), EvalLimits(timeout_s=600, max_memory_mb=200), timeout=120)
+    got = run_bounded(
+        _cap, TC + SQUARE + _chain(300), EvalLimits(timeout_s=600, max_memory_mb=200), timeout=120
+    )
     assert got.value == {"capped": None, "facts": 300 + 300 * 301 // 2}
 
 
 def test_fact_bound_counts_the_facts_of_the_round_in_progress() -> None:
     # one round finds all 4,000,000 pairs: the bound must stop inside it, not after storing it
     nodes = "".join(f"node(n{i}).\n" for i in range(2000))
-    got = run_bounded(_cap, "pair(X, Y) :- node(X), node(Y).\n" + nodes, EvalLimits(max_facts=50_000), timeout=120)
+    got = run_bounded(
+        _cap, "pair(X, Y) :- node(X), node(Y).\n" + nodes, EvalLimits(max_facts=50_000), timeout=120
+    )
     assert got.value["capped"] == "more than 50000 facts"
     assert got.value["facts"] < 60_000, got.value
     assert got.rss_growth_mb < 300, got.rss_growth_mb
@@ -132,7 +138,13 @@ def test_api_budget_bounds_a_certify_check_with_generous_certify_limits() -> Non
 
 
 def test_limits_config_is_validated() -> None:
-    for bad in ({"timeout_s": "nan"}, {"timeout_s": -1}, {"max_facts": 0}, {"max_memory_mb": "x"}, {"tick": 1}):
+    for bad in (
+        {"timeout_s": "nan"},
+        {"timeout_s": -1},
+        {"max_facts": 0},
+        {"max_memory_mb": "x"},
+        {"tick": 1},
+    ):
         verdict, reasons, _ = _verdict(_kb(3, TC, bad))
         assert verdict == "invalid" and reasons == ["INPUT_MALFORMED"], bad
     from cotaudit.certify.config import CertifyConfig

@@ -4,7 +4,8 @@ A harness plugin (``RunConfig(plugins=("tests.fuzz.probe",))``, ``--plugin``): t
 registers its :data:`TARGETS`, each worker also calls :func:`install`. Per keyword in the text: ``HANG`` sleeps past any deadline,
 ``ALLOC`` holds 768 MiB, ``SEGV`` kills the process with SIGSEGV, ``ESCAPE`` raises an error
 that ``api.check`` re-raises, ``BOOM`` raises inside the engine (an internal-error report),
-``SURROGATE`` puts a lone surrogate into a finding, ``HASHSEED`` makes the report depend on
+``SURROGATE`` puts a lone surrogate into a finding (every writer must still write it),
+``BADWRITE`` makes the text writer raise, ``HASHSEED`` makes the report depend on
 ``PYTHONHASHSEED``, ``FLIP`` runs to its budget (W001) in the second process only, and
 ``SLOWWRITE`` makes the text writer hang. Anything else passes.
 """
@@ -34,6 +35,15 @@ class SlowText(str):
         return str(self)
 
 
+class BadText(str):
+    """A message the text writer cannot write (its ``one_line`` translates the message)."""
+
+    __slots__ = ()
+
+    def translate(self, table: object) -> str:
+        raise RuntimeError("probe writer broke")
+
+
 def probe_check(text: str, *, path: str | None = None, item_id: str | None = None) -> Report:
     findings: list[Finding] = []
     details: dict[str, object] = {"lines": text.count("\n") + 1}
@@ -58,6 +68,8 @@ def probe_check(text: str, *, path: str | None = None, item_id: str | None = Non
         while True:
             checkpoint()
             time.sleep(0.01)
+    if "BADWRITE" in text:
+        findings.append(Finding("PROBE_W002", "warning", Location(line=1), BadText("bad"), {}))
     if "SLOWWRITE" in text:
         findings.append(Finding("PROBE_W001", "warning", Location(line=1), SlowText("slow"), {}))
     return Report(

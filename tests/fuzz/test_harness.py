@@ -30,6 +30,7 @@ PROBE_TEXTS = (
     "ESCAPE",
     "BOOM",
     "SURROGATE",
+    "BADWRITE",
     "HASHSEED",
     "FLIP",
     "SLOWWRITE",
@@ -191,8 +192,14 @@ def test_an_internal_error_report_is_caught_with_the_engine_frame(probe_run: tup
 
 
 def test_a_writer_that_cannot_write_its_output_is_an_escape(probe_run: tuple[RunResult, Path]) -> None:
-    [(kind, sig)] = _outcome(probe_run[0], "SURROGATE")
-    assert kind == "escaped" and sig.startswith("writer json:") and "findings[*].message" in sig
+    [(kind, sig)] = _outcome(probe_run[0], "BADWRITE")
+    assert kind == "escaped" and sig.startswith("writer text:") and "RuntimeError" in sig, sig
+
+
+def test_a_lone_surrogate_in_a_finding_is_written_by_every_writer(probe_run: tuple[RunResult, Path]) -> None:
+    result, _ = probe_run
+    assert _outcome(result, "SURROGATE") == []  # near miss of the above: escaped as \\ud800
+    assert result.verdicts[("probe", PROBE_TEXTS.index("SURROGATE"))] == "fail"
 
 
 def test_a_hanging_writer_is_over_budget(probe_run: tuple[RunResult, Path]) -> None:
@@ -216,7 +223,7 @@ def test_clean_inputs_pass_and_the_summary_counts_each_kind(probe_run: tuple[Run
     for text in ("OK", "OK at the end"):
         assert _outcome(result, text) == []
     s = result.summary.stats["probe"]
-    assert (s.inputs, s.escaped, s.internal, s.over_budget, s.nondeterministic) == (12, 3, 1, 3, 1)
+    assert (s.inputs, s.escaped, s.internal, s.over_budget, s.nondeterministic) == (13, 3, 1, 3, 1)
     assert s.det_checked >= 6
     assert not result.summary.ok
     table = result.summary.render()
@@ -227,7 +234,7 @@ def test_failures_are_saved_as_replayable_reproducers(probe_run: tuple[RunResult
     _, crash_dir = probe_run
     bins = sorted((crash_dir / "probe").glob("*.bin"))
     texts = {decode_input(p.read_bytes()) for p in bins}
-    assert texts == {"HANG", "ALLOC", "SEGV", "ESCAPE", "BOOM", "SURROGATE", "HASHSEED", "SLOWWRITE"}
+    assert texts == {"HANG", "ALLOC", "SEGV", "ESCAPE", "BOOM", "BADWRITE", "HASHSEED", "SLOWWRITE"}
     boom = next(p for p in bins if p.read_bytes() == b"BOOM")
     meta = json.loads(boom.with_suffix(".json").read_text(encoding="utf-8"))
     assert meta["target"] == "probe" and meta["failures"][0]["kind"] == "internal"

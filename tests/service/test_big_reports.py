@@ -22,7 +22,8 @@ from .test_load import _probe_health
 
 pytestmark = pytest.mark.slow
 
-# 560 KB of type6: 40,000 contradictory K lines, a report of about 40 MB
+# 560 KB of type6: 40,000 contradictory K lines (a report of about 40 MB before the engine bounded
+# its own report documents; still the largest type6 input a client sends here)
 HEAVY_TYPE6 = "".join("T  K NOT p0 : f\n" if n % 2 else "T  K p0 : f\n" for n in range(40_000))
 BIG_SLOW = "BIG 150000\nBAD"  # about 30 MB whatever the type6 engine's reports weigh
 
