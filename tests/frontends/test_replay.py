@@ -91,7 +91,7 @@ def test_te_emit_command_replays(tmp_path: Path, capsys: pytest.CaptureFixture[s
 def test_type6_annotate_command_replays(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import argparse
 
-    from cotaudit.cli_llm import add_type6_annotate
+    from cotaudit.cli.type6 import add_type6_annotate
 
     pytest.importorskip("cotaudit.type6")
     parser = argparse.ArgumentParser()
@@ -120,7 +120,7 @@ def test_type6_annotate_command_replays(tmp_path: Path, capsys: pytest.CaptureFi
 
 
 def test_eval_te_emit_command_replays(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from cotaudit.cli_eval import default_data_dir
+    from cotaudit.cli.io import data_dir as default_data_dir
 
     if not (default_data_dir() / "gsm8k" / "test.jsonl").is_file():
         pytest.skip("../shared/data is not beside the repository")

@@ -253,7 +253,7 @@ class Runner:
         return done
 
     def _writers(self, text: str) -> list[tuple[str, Any]]:
-        from cotaudit import cli_html
+        from cotaudit.cli import html as cli_html
         from cotaudit.report import render_json, render_run_log, render_sarif, render_summary, render_text
 
         v = self.version

@@ -28,7 +28,7 @@ def replay_client(name: str) -> LLMClient:
 
 
 def _data_dir() -> Path:
-    from cotaudit.cli_eval import default_data_dir
+    from cotaudit.cli.io import data_dir as default_data_dir
 
     return default_data_dir()
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cotaudit.cli_llm import add_llm_options, llm_settings, optional_llm_client
+from cotaudit.cli.llm import add_llm_options, llm_settings, optional_llm_client
 from cotaudit.errors import UsageError
 from cotaudit.llm.config import LLMSettings, build_client, default_cache_dir
 from cotaudit.llm.types import NotConfigured

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from cotaudit import cli, cli_html
+from cotaudit import cli
+from cotaudit.cli import html as cli_html
 from cotaudit.report import Finding, InputRef, Location, Report, sha256_text
 from cotaudit.report import html as html_mod
 from cotaudit.report.html import namespace_ids, register_visual, render_html, unregister_visual

@@ -6,7 +6,7 @@ click for the evidence), and what its ``details`` carry in a documented shape: a
 (``details.steps``), certificate DAGs (any certificate mapping), and the raw JSON.
 
 The writer knows no engine. A picture an engine draws itself (type6's reasoning graph) comes in
-through :func:`register_visual`, which the front end calls (``cotaudit.cli_html``): the writer
+through :func:`register_visual`, which the front end calls (``cotaudit.cli.html``): the writer
 never imports an engine. Ids inside a registered picture are prefixed per item, so several
 pictures can share one page. With ``timing=False`` the page is byte-identical across runs.
 """

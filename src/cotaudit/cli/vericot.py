@@ -22,7 +22,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from cotaudit.cli_io import emit as _emit
+from cotaudit.cli.io import emit as _emit
+from cotaudit.cli.io import read_text
 from cotaudit.errors import InputError, UsageError
 
 
@@ -82,7 +83,7 @@ def add_commands(subparsers: Any) -> None:
     r.add_argument("--feedback", choices=("solver", "solver+judge"), default="solver")
     r.add_argument("-o", "--output", metavar="OUT.jsonl", help="final reports with details.reflection")
     _add_solver_args(r)
-    from cotaudit.cli_llm import add_llm_options
+    from cotaudit.cli.llm import add_llm_options
 
     add_llm_options(r)
     r.set_defaults(handler=_cmd_reflect)
@@ -299,10 +300,7 @@ def _cmd_inject(args: argparse.Namespace) -> int:
 
 
 def _read_jsonl(path: str) -> list[dict[str, Any]]:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(path, exc.strerror or str(exc)) from None
+    text = read_text(path)
     from cotaudit.vericot.boundedjson import JSONRejected, decode
 
     out = []
@@ -373,7 +371,7 @@ def _cmd_export_dpo(args: argparse.Namespace) -> int:
 def _cmd_reflect(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from cotaudit.cli_llm import llm_client
+    from cotaudit.cli.llm import llm_client
     from cotaudit.frontends.vericot_llm import LLMReflector, VericotLLM
     from cotaudit.vericot import verify
     from cotaudit.vericot.metrics import compute

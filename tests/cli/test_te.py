@@ -9,7 +9,7 @@ import pytest
 
 from cotaudit import cli
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 GSM8K = ROOT.parent / "shared" / "data" / "gsm8k" / "test.jsonl"
 JANET = {
     "question": (

@@ -4,7 +4,7 @@ A model output cut in the middle of an emoji arrives as a JSON string holding ha
 pair. UTF-8 cannot encode it, so each output path must escape it (``\\ud800``: valid JSON that
 reads back as the same string; the same six characters in text and HTML). One test per path:
 batch, resume, ``check`` in every format, ``audit`` (text, JSON, HTML), and the other commands'
-writer (``cli_io.emit``).
+writer (``cotaudit.cli.io.emit``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from cotaudit import cli
-from cotaudit.cli_io import emit
+from cotaudit.cli.io import emit
 from cotaudit.report import RunLogWriter, read_run_log, render_text, sha256_text
 
 ITEMS = [
@@ -143,10 +143,10 @@ def test_near_miss_valid_text_is_written_unchanged(tmp_path: Path, make_report) 
 def test_output_sites_never_encode_strictly() -> None:
     """Every place in the writers and the CLI that turns text into bytes says what to do with a
     surrogate: a new ``.encode("utf-8")`` or ``encoding="utf-8"`` writer without it fails here."""
-    src = Path(cli.__file__).parent
+    src = Path(cli.__file__).parent.parent
     strict = re.compile(r'\.encode\("utf-8"\)|(write_text|open)\([^)]*encoding="utf-8"(?![^)]*errors=)')
     offenders = []
-    paths = [*src.glob("cli*.py"), *(src / "report").glob("*.py"), *(src / "batch").glob("*.py")]
+    paths = [*(src / "cli").glob("*.py"), *(src / "report").glob("*.py"), *(src / "batch").glob("*.py")]
     for path in sorted(p for p in paths if p.name != "encoding.py"):  # the helper itself
         for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             if strict.search(line) and "read_text" not in line and '"r"' not in line:

@@ -19,14 +19,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cotaudit.cli_io import emit as _emit
-from cotaudit.cli_io import read_text as _read
-from cotaudit.cli_llm import add_llm_options, llm_client
+from cotaudit.cli.io import emit as _emit
+from cotaudit.cli.io import read_text as _read
+from cotaudit.cli.io import write_file
+from cotaudit.cli.llm import add_llm_options, llm_client
 from cotaudit.errors import InputError, UsageError
-from cotaudit.report.encoding import ENCODE_ERRORS
 
 
-def add_te_commands(subparsers: Any) -> None:
+def add_commands(subparsers: Any) -> None:
     convert = subparsers.add_parser("convert", help="convert GSM8K JSONL items into TE traces")
     convert.add_argument("input", metavar="GSM8K.jsonl", help="GSM8K items with question/answer fields")
     convert.add_argument(
@@ -99,7 +99,7 @@ def _cmd_convert(args: argparse.Namespace) -> int:
                 continue
             item_id = f"gsm8k-{index + 1:04d}"
             if args.format == "dir":
-                (out / f"{item_id}.te").write_text(converted.trace, encoding="utf-8", errors=ENCODE_ERRORS)
+                write_file(out / f"{item_id}.te", converted.trace)
             else:
                 record = {"id": item_id, "engine": "te", "text": converted.trace, "meta": converted.meta}
                 lines.append(json.dumps(record, ensure_ascii=False, sort_keys=True))
@@ -118,7 +118,7 @@ def _cmd_convert(args: argparse.Namespace) -> int:
 
 
 def _cmd_corrupt(args: argparse.Namespace) -> int:
-    from cotaudit.cli_eval import gsm8k_path
+    from cotaudit.cli.io import gsm8k_path
     from cotaudit.te.corpus import build_corpus, write_jsonl
 
     items = build_corpus(gsm8k_path(args.gsm8k), args.seed, args.scale)

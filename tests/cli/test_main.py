@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from cotaudit import __version__, api, cli
+from cotaudit.cli import entry
 
 RunCli = Callable[..., subprocess.CompletedProcess[bytes]]
 
@@ -179,7 +180,8 @@ def test_te_group_is_extensible(capsys: pytest.CaptureFixture[str], monkeypatch:
         tool.add_argument("--name", default="te")
         tool.set_defaults(handler=lambda args: print(f"hello {args.name}") or 0)
 
-    monkeypatch.setattr(cli, "add_te_commands", add)
+    groups = [(name, add if name == "te" else register) for name, register in entry.ENGINE_GROUPS]
+    monkeypatch.setattr(entry, "ENGINE_GROUPS", tuple(groups))
     code, out, _ = _main(capsys, "te", "hello", "--name", "x")
     assert (code, out) == (0, "hello x\n")
     code, _, err = _main(capsys, "te")

@@ -16,14 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from cotaudit import __version__
-from cotaudit.errors import UsageError
+from cotaudit.cli.io import cannot_write, write_file
 from cotaudit.report import Report
-from cotaudit.report.encoding import utf8_bytes
 from cotaudit.report.html import register_visual, registered_visuals, render_html
 
 # One line per engine that draws its own picture of a report.
 VISUALS: dict[str, tuple[str, str]] = {
-    "type6": ("reasoning graph", "cotaudit.cli_html:type6_picture"),
+    "type6": ("reasoning graph", "cotaudit.cli.html:type6_picture"),
 }
 DEFAULT_DIR = "cotaudit-report"
 
@@ -126,9 +125,7 @@ def write_report_dir(
     page = render(reports, timing=timing, title=title or "cotaudit audit")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(utf8_bytes(page))
     except OSError as exc:
-        raise UsageError(
-            f"{target.as_posix()}: cannot write ({exc.strerror or type(exc).__name__})"
-        ) from None
+        raise cannot_write(target, exc) from None
+    write_file(target, page)
     return target

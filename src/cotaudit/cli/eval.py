@@ -4,31 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from pathlib import Path
 from typing import Any
 
-from cotaudit.cli_io import emit as _write
-from cotaudit.cli_limits import add_limit_options, limits_from_args
-from cotaudit.cli_llm import add_llm_options, llm_client, optional_llm_client
+from cotaudit.cli.io import append_file, data_dir, gsm8k_path
+from cotaudit.cli.io import emit as _write
+from cotaudit.cli.limits import add_limit_options, limits_from_args
+from cotaudit.cli.llm import add_llm_options, llm_client, optional_llm_client
 from cotaudit.errors import InputError, UsageError
-from cotaudit.report.encoding import ENCODE_ERRORS
 
 
-def default_data_dir() -> Path:
-    """``$COTAUDIT_DATA``, else ``../shared/data`` beside the working directory (the repo layout)."""
-    env = os.environ.get("COTAUDIT_DATA")
-    return Path(env) if env else Path.cwd().parent / "shared" / "data"
-
-
-def gsm8k_path(given: str | None) -> Path:
-    path = Path(given) if given else default_data_dir() / "gsm8k" / "test.jsonl"
-    if not path.is_file():
-        raise InputError(str(path), "GSM8K test split not found (pass --gsm8k PATH or set COTAUDIT_DATA)")
-    return path
-
-
-def add_eval_command(sub: Any) -> None:
+def add_command(sub: Any) -> None:
     ev = sub.add_parser("eval", help="evaluate an engine on a labelled corpus and report the figures")
     engines = ev.add_subparsers(dest="eval_engine", metavar="ENGINE")
     te = engines.add_parser("te", help="the te linter on the adversarial corpus (TE-55 … TE-59)")
@@ -50,7 +36,7 @@ def add_eval_command(sub: Any) -> None:
     _add_te_emit(engines)
     _add_type6(engines)
     _add_cot(engines)
-    from cotaudit.cli_certify import add_eval_certify
+    from cotaudit.cli.certify_eval import add_eval_certify
 
     cert = engines.add_parser("certify", help="the certify engine on its data sets (C-120)")
     add_eval_certify(cert.add_subparsers(dest="certify_eval", metavar="DATASET"))
@@ -116,12 +102,11 @@ def _llm_section(report: dict[str, Any]) -> str:
 
 def _append_call_log(path: str, client: Any) -> None:
     """The LLM call log joins the run log: one ``llm_call`` record per request (no message text)."""
-    try:
-        with Path(path).open("a", encoding="utf-8", errors=ENCODE_ERRORS) as fh:
-            for record in client.log.records():
-                fh.write(json.dumps({"kind": "llm_call", **record.to_dict()}, sort_keys=True) + "\n")
-    except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+    lines = [
+        json.dumps({"kind": "llm_call", **record.to_dict()}, sort_keys=True) + "\n"
+        for record in client.log.records()
+    ]
+    append_file(path, "".join(lines))
 
 
 def _add_te_emit(engines: Any) -> None:
@@ -149,7 +134,7 @@ def _cmd_eval_te_emit(args: argparse.Namespace) -> int:
         raise UsageError(f"unknown dataset(s): {', '.join(unknown) or '(none)'} (known: gsm8k, math500)")
     if args.limit < 1 or args.offset < 0:
         raise UsageError("--limit must be >= 1 and --offset >= 0")
-    root = Path(args.data) if args.data else default_data_dir()
+    root = Path(args.data) if args.data else data_dir()
     problems = []
     for name in datasets:
         path = root / name / "test.jsonl"
@@ -240,7 +225,7 @@ def _cmd_eval_cot(args: argparse.Namespace) -> int:
     from cotaudit.eval import cot as cot_eval
 
     folder = {"bbm": "bbm", "processbench": "processbench", "np-human": "np_human_annotation"}[args.bench]
-    data = Path(args.data) if args.data else default_data_dir() / folder
+    data = Path(args.data) if args.data else data_dir() / folder
     if not data.is_dir():
         raise InputError(str(data), f"{args.bench} data not found (pass --data DIR or set COTAUDIT_DATA)")
     if args.bench == "bbm":

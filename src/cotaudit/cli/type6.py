@@ -19,9 +19,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cotaudit.cli_io import emit as _emit
-from cotaudit.cli_io import read_text as _read
-from cotaudit.cli_llm import add_type6_annotate
+from cotaudit.cli.io import emit as _emit
+from cotaudit.cli.io import read_text as _read
+from cotaudit.cli.llm import add_llm_options, llm_client
 from cotaudit.errors import InputError, UsageError
 from cotaudit.report.encoding import utf8_bytes
 
@@ -153,3 +153,44 @@ def _cmd_convert(args: argparse.Namespace) -> int:
         raise InputError(args.path, f"{where}{first.code} {first.message}")
     _emit(trace.to_t6() if args.to == "t6" else trace.to_json() + "\n", args.output)
     return 0
+
+
+def add_type6_annotate(subparsers: Any) -> None:
+    """Register ``type6 annotate RAW.txt -o OUT.t6``.
+
+    Exit 0 when the type6 parser accepts the annotation, 1 when the model's annotation stayed
+    invalid or the server failed (the reason goes to stderr; the rejected text is still written,
+    so it can be inspected).
+    """
+    ann = subparsers.add_parser("annotate", help="annotate a raw chain of thought with a language model")
+    ann.add_argument("path", metavar="RAW.txt", help="the raw chain of thought, or - (stdin)")
+    ann.add_argument(
+        "-o", "--output", metavar="OUT.t6", help="write the annotated trace here (default: stdout)"
+    )
+    ann.add_argument("--question", help="the user prompt; it becomes the source statement q")
+    ann.add_argument("--id", dest="trace_id", help="trace id (default: the file stem)")
+    ann.add_argument("--repairs", type=int, default=2, help="parser-feedback rounds (default 2)")
+    add_llm_options(ann)
+    ann.set_defaults(handler=_cmd_type6_annotate)
+
+
+def _cmd_type6_annotate(args: argparse.Namespace) -> int:
+    raw = _read(args.path)
+    if not raw.strip():
+        raise UsageError(f"{args.path}: the trace is empty")
+    if args.repairs < 0:
+        raise UsageError("--repairs must be >= 0")
+    client = llm_client(args)
+    from cotaudit.frontends.type6_annotate import annotate
+
+    trace_id = args.trace_id or (Path(args.path).stem if args.path != "-" else "trace")
+    result = annotate(client, raw, question=args.question, trace_id=trace_id, repairs=args.repairs)
+    _emit(result.t6, args.output)
+    detail = f" ({result.reason})" if result.reason else ""
+    sys.stderr.write(
+        f"cotaudit: {result.status}{detail}; {result.statements} statements, {result.symbols} symbols, "
+        f"{result.reasks} re-asks, {result.repairs} repair round(s)\n"
+    )
+    for note in result.notes:
+        sys.stderr.write(f"cotaudit: note: {note}\n")
+    return 0 if result.status == "ok" else 1

@@ -1,0 +1,82 @@
+"""``cotaudit batch``: argument parsing and exit codes only.
+
+The work lives in :mod:`cotaudit.batch`, imported when the command runs, so the CLI starts
+fast and needs no Ray to show ``--help``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from cotaudit import api
+from cotaudit.cli.limits import add_limit_options, limits_from_args
+from cotaudit.errors import UsageError
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_INTERRUPTED = 130
+
+
+def add_command(sub: argparse._SubParsersAction[Any]) -> None:
+    """Register ``cotaudit batch IN.jsonl -o OUT.jsonl ...``."""
+    engines = [s.name for s in api.engines()]
+    p = sub.add_parser(
+        "batch",
+        help="check a JSONL file of items into a resumable run log",
+        description="Check every item of IN.jsonl ({id, engine, text} per line) and write the R-2 run "
+        "log to OUT.jsonl, one report per line in input order. Stopped runs continue with --resume.",
+    )
+    p.add_argument("input", metavar="IN.jsonl")
+    p.add_argument("-o", "--output", metavar="OUT.jsonl", required=True, help="the run log to write")
+    p.add_argument("--engine", choices=engines, help="engine for items without an 'engine' field")
+    p.add_argument("--workers", type=int, default=1, metavar="N", help="worker processes (default 1)")
+    p.add_argument("--backend", choices=("local", "ray"), default="local", help="where items run")
+    p.add_argument("--ray-address", metavar="ADDR", help="Ray cluster to use (default: start a local one)")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="seconds per item before its worker is killed and the item reported abstain "
+        "(default 60; 0 = no limit)",
+    )
+    add_limit_options(p)
+    p.add_argument("--resume", action="store_true", help="continue OUT.jsonl, skipping ids already in it")
+    p.add_argument("--no-timing", action="store_true", help="leave out timing_ms (byte-identical output)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar and no summary line")
+    p.set_defaults(handler=_cmd_batch)
+
+
+def _cmd_batch(args: argparse.Namespace) -> int:
+    from cotaudit.batch.runner import BatchOptions, run_batch
+
+    if args.timeout < 0:
+        raise UsageError("--timeout must not be negative")
+    if args.ray_address and args.backend != "ray":
+        raise UsageError("--ray-address needs --backend ray")
+    options = BatchOptions(
+        input=args.input,
+        output=args.output,
+        engine=args.engine,
+        workers=args.workers,
+        backend=args.backend,
+        ray_address=args.ray_address,
+        timeout=args.timeout or None,
+        resume=args.resume,
+        timing=not args.no_timing,
+        limits=limits_from_args(args),
+    )
+    preload = (args.engine,) if args.engine else tuple(s.name for s in api.engines() if s.implemented)
+    stream = None if args.quiet else sys.stderr
+    try:
+        result = run_batch(
+            options, stream=stream, live=stream is not None and sys.stderr.isatty(), preload=preload
+        )
+    except KeyboardInterrupt:
+        sys.stderr.write(
+            f"cotaudit: interrupted; continue with: cotaudit batch {args.input} -o {args.output} --resume\n"
+        )
+        return EXIT_INTERRUPTED
+    return EXIT_OK if result.all_passed else EXIT_FINDINGS
