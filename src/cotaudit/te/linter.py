@@ -8,13 +8,13 @@ byte-identical results.
 
 from __future__ import annotations
 
-import gc
 import time
 from dataclasses import dataclass
 from typing import Any
 
 import cotaudit.limits as budget
 from cotaudit.codes import CODES
+from cotaudit.gcpause import paused_collector
 from cotaudit.report import Finding, InputRef, Location, Report
 from cotaudit.te import symbolic as sym
 from cotaudit.te.ansline import check_answer
@@ -129,13 +129,8 @@ def run(text: str, config: LintConfig, *, symbolic: bool, fallback: bool = False
     the cyclic collector is paused for the pass (and resumed only if it was running), which
     saves its repeated scans of the large, long-lived heap of a warm process.
     """
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with paused_collector():
         return _run(text, config, symbolic=symbolic, fallback=fallback)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _run(text: str, config: LintConfig, *, symbolic: bool, fallback: bool) -> LintResult:
