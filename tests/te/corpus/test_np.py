@@ -1,4 +1,4 @@
-"""Tests for cotaudit.te.np: the TE-49 Natural Program renderer.
+"""Tests for cotaudit.te.corpus.np: the TE-49 Natural Program renderer.
 
 Golden files: ``tests/te/golden/np/<example>.np`` hold the NP rendering of
 ``examples/te/<example>.te`` for examples A, K, O, P, R and T. After an intended change, regenerate
@@ -15,11 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cotaudit.te.grammar import Kind, classify, split_lines
-from cotaudit.te.np import NPRendering, render_np
+from cotaudit.te.corpus.np import NPRendering, render_np
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 EXAMPLES = REPO / "examples" / "te"
-GOLDEN = Path(__file__).resolve().parent / "golden" / "np"
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "np"
 REGEN = os.environ.get("COTAUDIT_REGEN_GOLDEN") == "1"
 GOLDEN_EXAMPLES = (
     "A_janet",
@@ -416,6 +416,6 @@ def test_arbitrary_text_never_raises(trace: str) -> None:
 def test_module_docstring_example() -> None:
     import doctest
 
-    from cotaudit.te import np as np_module
+    from cotaudit.te.corpus import np as np_module
 
     assert doctest.testmod(np_module).failed == 0

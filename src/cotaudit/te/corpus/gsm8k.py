@@ -53,7 +53,7 @@ from typing import Any
 
 from cotaudit.te import ir
 from cotaudit.te.config import LintConfig
-from cotaudit.te.gsm8k_numbers import (
+from cotaudit.te.corpus.gsm8k_numbers import (
     NoNames,
     NotArithmetic,
     arithmetic,

@@ -2,7 +2,7 @@
 
 Shuffle, remove and duplicate a step; swap numbers, swap operators, put in a random number,
 negate a step — each applied to a converted GSM8K trace so that it injects exactly one error,
-with its gold line, from the converter's meta alone (see :mod:`cotaudit.te.perturb`).
+with its gold line, from the converter's meta alone (see :mod:`cotaudit.te.corpus.perturb`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import Any
 
 from cotaudit.te import ir
-from cotaudit.te.perturb import (
+from cotaudit.te.corpus.perturb import (
     EXPECTED_CODES,
     SWAPS,
     Perturbed,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from cotaudit import te
-from cotaudit.te.gsm8k import (
+from cotaudit.te.corpus.gsm8k import (
     CORPUS_STYLE,
     SKIP_REASONS,
     ConversionSummary,
@@ -20,9 +20,9 @@ from cotaudit.te.gsm8k import (
     gsm8k_to_te,
     summarise,
 )
-from cotaudit.te.gsm8k_numbers import bare_equations, scan_question
+from cotaudit.te.corpus.gsm8k_numbers import bare_equations, scan_question
 
-GSM8K_TEST = Path(__file__).resolve().parents[3] / "shared" / "data" / "gsm8k" / "test.jsonl"
+GSM8K_TEST = Path(__file__).resolve().parents[4] / "shared" / "data" / "gsm8k" / "test.jsonl"
 LINT = te.LintConfig(symbolic="inprocess")
 PLAIN = Style(checks=0, value_refs=0)  # the style of example T
 
@@ -85,7 +85,7 @@ def test_example_t_byte_for_byte() -> None:
 
 
 def test_example_t_matches_the_committed_fixture() -> None:
-    fixture = Path(__file__).resolve().parents[2] / "examples" / "te" / "T_gsm8k_janet.te"
+    fixture = Path(__file__).resolve().parents[3] / "examples" / "te" / "T_gsm8k_janet.te"
     if not fixture.exists():
         pytest.skip(f"{fixture} not present")
     assert gsm8k_to_te(JANET, PLAIN).trace == fixture.read_text(encoding="utf-8")

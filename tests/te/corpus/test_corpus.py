@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from cotaudit import te
-from cotaudit.te import perturb
-from cotaudit.te.corpus import PAPER_COUNTS, Base, _perturb, build_corpus, converted_bases
+from cotaudit.te.corpus import perturb
+from cotaudit.te.corpus.adversarial import PAPER_COUNTS, Base, _perturb, build_corpus, converted_bases
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 GSM8K = ROOT.parent / "shared" / "data" / "gsm8k" / "test.jsonl"
 needs_gsm8k = pytest.mark.skipif(not GSM8K.exists(), reason=f"GSM8K test split not found at {GSM8K}")
 CONFIG = te.LintConfig(symbolic="inprocess")
@@ -62,7 +62,8 @@ def test_each_perturbation_injects_one_error_at_its_gold_line(bases: list[Base],
 
 def test_perturbers_are_seeded_and_never_lint() -> None:
     src = "".join(
-        (ROOT / "src" / "cotaudit" / "te" / name).read_text() for name in ("perturb.py", "corpus.py")
+        (ROOT / "src" / "cotaudit" / "te" / "corpus" / name).read_text()
+        for name in ("perturb.py", "adversarial.py")
     )
     imported = {
         alias.name if isinstance(node, ast.Import) else node.module or ""

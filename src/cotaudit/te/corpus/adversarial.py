@@ -19,9 +19,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from cotaudit.te import perturb, roscoe
-from cotaudit.te.gsm8k import CORPUS_STYLE, Style, convert_jsonl
-from cotaudit.te.perturb import CATEGORIES, PAPER_CATEGORIES, Perturbed, Trace
+from cotaudit.te.corpus import perturb, roscoe
+from cotaudit.te.corpus.gsm8k import CORPUS_STYLE, Style, convert_jsonl
+from cotaudit.te.corpus.perturb import CATEGORIES, PAPER_CATEGORIES, Perturbed, Trace
 
 PAPER_SEED = 20260513  # echoes the paper's preregistration E5_V1_2026_05_13
 PAPER_COUNTS: dict[str, int] = {
@@ -102,7 +102,7 @@ def converted_bases(gsm8k: str | Path, style: Style = CORPUS_STYLE) -> list[Base
 
 
 def _data_dir(name: str) -> Any:
-    return resources.files("cotaudit.te").joinpath("data", name)
+    return resources.files("cotaudit.te.corpus").joinpath("data", name)
 
 
 def seeds() -> list[CorpusItem]:

@@ -1,11 +1,11 @@
 """Hand-written corpus data (TE-52, TE-54): the 30 seeds with clean twins and the 20 hard clean controls.
 
-Seeds live in ``cotaudit/te/data/seeds/``: ``<category>_<nn>_<name>.te`` holds exactly one injected error,
+Seeds live in ``cotaudit/te/corpus/data/seeds/``: ``<category>_<nn>_<name>.te`` holds exactly one injected error,
 ``<same name>.clean.te`` is its un-perturbed twin, and ``seeds.json`` records the category, the gold line, the
 codes the spec requires on that path and the TE-54 case covered. A seed is right when it FLAGs, its earliest error
 is on the gold line with an expected code, and its twin lints CLEAN.
 
-Hard clean controls live in ``cotaudit/te/data/hardclean/``: hand-written TE solutions of MATH500 level 4–5
+Hard clean controls live in ``cotaudit/te/corpus/data/hardclean/``: hand-written TE solutions of MATH500 level 4–5
 problems, chosen by a rule that does not look at the linter (TE-51). Their ANS must equal the gold answer, which
 this file parses on its own (no linter code), and they must lint CLEAN; a trace that is right but flagged would be
 a linter false positive, listed in ``KNOWN_FALSE_POSITIVES`` and marked ``xfail(strict=True)``.
@@ -25,11 +25,12 @@ from typing import Any
 import pytest
 
 from cotaudit import te
+from cotaudit.te import corpus
 
-DATA = Path(te.__file__).resolve().parent / "data"
+DATA = Path(corpus.__file__).resolve().parent / "data"
 SEEDS = DATA / "seeds"
 HARDCLEAN = DATA / "hardclean"
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CONFIG = te.LintConfig(symbolic="inprocess")
 
 CATEGORIES = (

@@ -61,7 +61,7 @@ from cotaudit.te.grammar import (
     split_lines,
     step_refs,
 )
-from cotaudit.te.linter import MAX_LINE_CHARS
+from cotaudit.te.pipeline import MAX_LINE_CHARS
 
 __all__ = ["NPRendering", "render_np"]
 
