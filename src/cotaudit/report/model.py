@@ -12,6 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
+from cotaudit.errors import CotauditError
+
 SCHEMA_VERSION = 1
 
 Verdict = Literal["pass", "fail", "abstain", "invalid"]
@@ -22,7 +24,7 @@ SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
 JSONValue = Any  # JSON scalars, lists and dicts; kept loose on purpose (evidence is engine-defined)
 
 
-class ReportFormatError(ValueError):
+class ReportFormatError(CotauditError, ValueError):
     """A dict does not have the shape of an R-1 report."""
 
 
