@@ -492,7 +492,7 @@ def _verdict(steps: list[StepOutcome], kb: dict[str, Any]) -> str:
 
 
 class Verifier:
-    """``Verifier(config).verify(trace)``: the whole procedure for one trace."""
+    """``Verifier(config).run(trace)``: the whole procedure for one trace."""
 
     def __init__(
         self, config: VerifierConfig | None = None, formalizer: StepFormalizer | None = None
