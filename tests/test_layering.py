@@ -27,6 +27,8 @@ ENGINES = ("cotaudit.te", "cotaudit.type6", "cotaudit.vericot", "cotaudit.certif
 ENGINE_FORBIDDEN = (
     "cotaudit.cli",
     "cotaudit.api",
+    "cotaudit.registry",
+    "cotaudit.inputs",
     "cotaudit.service",
     "cotaudit.batch",
     "cotaudit.llm",
