@@ -310,6 +310,26 @@ def test_the_cycle_finder_finds_cycles() -> None:
     assert _cycles({"x": {"y": 1}, "y": {"x": 1}, "z": {"x": 1}}) == [["x", "y"]]
 
 
+def test_every_package_lists_its_exports() -> None:
+    """Typed exports: every __init__.py has ``__all__``; only the package root has a module
+    ``__getattr__``, and only for its engine subpackages (imported on first use)."""
+    missing = [
+        name
+        for name, path in MODULES.items()
+        if path.name == "__init__.py" and "__all__" not in path.read_text()
+    ]
+    getattrs = [
+        name
+        for name, path in MODULES.items()
+        if any(
+            isinstance(node, ast.FunctionDef) and node.name == "__getattr__"
+            for node in ast.parse(path.read_text(encoding="utf-8")).body
+        )
+    ]
+    assert missing == []
+    assert getattrs == ["cotaudit"]
+
+
 def test_errors_module_is_a_leaf() -> None:
     imports = _imports("cotaudit.errors", PKG / "errors.py")
     assert [i.module for i in imports if _under(i.module, ("cotaudit",))] == []
