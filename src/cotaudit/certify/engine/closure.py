@@ -19,7 +19,7 @@ from cotaudit.limits import checkpoint
 
 
 class Closure:
-    """The result of :func:`cotaudit.certify.engine.executor.evaluate` (C-27)."""
+    """The result of :func:`cotaudit.certify.engine.evaluation.evaluate` (C-27)."""
 
     def __init__(
         self,

@@ -38,7 +38,7 @@ class CalcRecord:
 class SourceTable(Mapping[int, Source]):
     """unit id → :class:`Source` over the units of one evaluation, plain units wrapped on demand.
 
-    :func:`~cotaudit.certify.engine.executor.evaluate` numbers plain units itself (program 1 … n as
+    :func:`~cotaudit.certify.engine.evaluation.evaluate` numbers plain units itself (program 1 … n as
     ``kernel``, overlay n+1 … as ``query``); a ``Source`` and a dictionary entry for each of
     100,000 facts up front cost more than the certificates ever ask for (their leaves only).
     The id → unit table is built on first use, later units winning on a repeated id as in a

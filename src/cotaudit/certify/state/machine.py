@@ -393,7 +393,7 @@ class CertState:
             )
 
     def query(self, target: Any, **kwargs: Any) -> Any:
-        """Answer ``target`` with a certificate or an explicit abstention (see :mod:`.serving`)."""
+        """Answer ``target`` with a certificate or an explicit abstention (see :mod:`.query`)."""
         return queries.run_query(self, target, **kwargs)
 
     def erase(self, unit_id: int, reason: str = "") -> dict[str, Any]:
