@@ -303,7 +303,7 @@ def _read_jsonl(path: str) -> list[dict[str, Any]]:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise InputError(path, exc.strerror or str(exc)) from None
-    from cotaudit.vericot.boundedjson import JSONRejected, decode
+    from cotaudit.boundedjson import JSONRejected, decode
 
     out = []
     for n, line in enumerate(text.splitlines(), start=1):
