@@ -29,7 +29,9 @@ _ORDINALS = {
 }  # fmt: skip
 _WORD = re.compile(r"[a-z][a-z'&.-]*")
 _LETTER_STEP = re.compile(r"The ([a-z]+) letter:", re.I)
-_LETTER = re.compile(r'"([^"]+)":\s*"([^"]*)"\s*\((\d+)\)')
+# letter and bucket numbers are alphabet positions: at most 9 digits are read (a longer run is
+# not a position, and int() refuses strings past 4,300 digits)
+_LETTER = re.compile(r'"([^"]+)":\s*"([^"]*)"\s*\((\d{1,9})\)')
 _SUBPART = re.compile(r"sort this subpart \[([^\]]*)\] by looking at their ([a-z]+) letters", re.I)
 _END = re.compile(r"\.(?:\s|$)")
 _ANSWER = re.compile(r"[Tt]he answer is:?")
@@ -76,7 +78,7 @@ def _hence(step: str) -> _Span | None:
     return _Span(step[at:].rstrip().removesuffix(".").rstrip(), at)
 
 
-_GROUP = re.compile(r'\((\d+)\)\s*((?:\[[^\]]*\]|"[^"]+")(?:\s*\?\s*"[^"]+")*)')
+_GROUP = re.compile(r'\((\d{1,9})\)\s*((?:\[[^\]]*\]|"[^"]+")(?:\s*\?\s*"[^"]+")*)')
 _QUOTED = re.compile(r'"([^"]+)"')
 
 
