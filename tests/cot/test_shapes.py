@@ -1,0 +1,161 @@
+"""Task inputs and steps in shapes the visible files do not use (issue: freshly generated data).
+
+Each defect class has a firing test (a correct trace in another shape is not a finding, and a
+real mistake in that shape still is) and a near-miss (the same shape, one thing changed, that
+must not be read the same way). The items are written here for the tests.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+
+import pytest
+from tests.cot.fresh.gen import GENERATORS
+
+from cotaudit.cot.engine import audit
+from cotaudit.cot.replay import dyck
+from cotaudit.cot.replay.shape import payload, unmark
+
+
+def bad(r: object) -> list[tuple[int, str]]:
+    return [(c.step, c.what) for c in r.checks if not c.ok]  # type: ignore[attr-defined]
+
+
+def verdict(record: dict[str, object]) -> dict[str, object]:
+    return audit(json.dumps(record), record=True)
+
+
+# ----------------------------------------------------------------------------- shape helpers
+
+
+def test_payload_takes_the_labelled_part_with_the_tasks_form() -> None:
+    brackets = dyck._dyck_input
+    assert payload("[ ( < >", brackets) == "[ ( < >"
+    assert payload("Complete the sequence. Input: [ ( < >", brackets) == "[ ( < >"
+    assert payload("Q: Close these.\nSequence: { [\nA:", brackets) == "{ ["
+    # near miss: a label whose text is not all brackets is not the input
+    assert payload("Input: [ ( then stop", brackets) is None
+
+
+def test_unmark_blanks_list_markers_and_keeps_offsets() -> None:
+    for text, rest in [("1: [ ; stack: [", "[ ; stack: ["), ("2) The owl", "The owl"), ("- x", "x")]:
+        out = unmark(text)
+        assert len(out) == len(text) and out.strip() == rest
+    # near misses: a number and a closing symbol are not markers
+    assert unmark("12.5 = 3") == "12.5 = 3"
+    assert unmark("> ; stack: [") == "> ; stack: ["
+    assert unmark(") ; stack: [") == ") ; stack: ["
+
+
+# ----------------------------------------------------------------------------- Dyck
+
+INSTRUCTION = (
+    "Complete the rest of the sequence, making sure that the parentheses are closed properly. Input: "
+)
+NUMBERED = [
+    "We should process each input one by one and keep track of the stack configuration.",
+    "0: empty stack",
+    "1: [ ; stack: [",
+    "2: ( ; stack: [ (",
+    "3: < ; stack: [ ( <",
+    "4: > ; stack: [ (",
+    'Now, we have reached the end. The final stack is "[ (".',
+    'We will need to pop out "(", "[" one by one in that order.',
+    "So, we need ) ]. So the answer is ) ]",
+]
+
+
+def test_dyck_input_with_its_instruction_is_read() -> None:
+    r = dyck.REPLAYER.replay(INSTRUCTION + "[ ( < >", NUMBERED)
+    assert bad(r) == [] and len(r.checks) == 8  # 4 stacks, final stack, pops, closers, answer
+    assert dyck.REPLAYER.recognises(INSTRUCTION + "[ ( < >", NUMBERED)
+
+
+def test_dyck_numbered_steps_are_read_and_a_wrong_stack_still_caught() -> None:
+    wrong = [*NUMBERED[:4], "3: < ; stack: [ <", *NUMBERED[5:]]
+    assert bad(dyck.REPLAYER.replay("[ ( < >", wrong)) == [(4, "the stack after <")]
+    arrows = ["start -> empty", "[ -> [", "( -> [ (", "< -> [ ( <", "> -> [ (", "Final stack: [ (."]
+    assert bad(dyck.REPLAYER.replay("[ ( < >", arrows)) == []
+
+
+def test_dyck_unread_symbol_steps_lose_the_count_not_a_finding() -> None:
+    """Defect: unread symbol steps left the count at 0 and "reached the end" became a finding."""
+    prose = [
+        "Push [ first.",
+        "Then push ( and < on top.",
+        "The > closes the < .",
+        'Now, we have reached the end. The final stack is "[ (".',
+        "So the answer is ) ]",
+    ]
+    r = dyck.REPLAYER.replay("[ ( < >", prose)
+    assert bad(r) == [] and any("lost" in n for n in r.notes)
+    # the closing statements are still judged against the stack the whole input leaves
+    wrong = [*prose[:3], 'Now, we have reached the end. The final stack is "[ <".', prose[4]]
+    assert bad(dyck.REPLAYER.replay("[ ( < >", wrong)) == [(3, "the final stack")]
+
+
+def test_dyck_end_reached_early_is_still_a_finding_when_the_count_is_intact() -> None:
+    """Near miss: symbol steps read, one symbol left, "reached the end": a finding as before."""
+    early = [
+        "[ ; stack: [",
+        "( ; stack: [ (",
+        "< ; stack: [ ( <",
+        'Now, we have reached the end. The final stack is "[ ( <".',
+    ]
+    assert bad(dyck.REPLAYER.replay("[ ( < >", early)) == [(3, "reached the end of the input")]
+
+
+def test_dyck_prose_symbol_naming_another_symbol_is_not_read_as_a_skip() -> None:
+    steps = [
+        "[ ; stack: [",
+        "We see ( so the stack: [ (",
+        "The top ( is matched; stack: [",
+        "So the answer is ]",
+    ]
+    assert bad(dyck.REPLAYER.replay("[ ( )", steps)) == []
+    # near miss: the bare form naming the wrong symbol is a skipped symbol
+    skip = ["[ ; stack: [", ") ; stack: ["]
+    assert bad(dyck.REPLAYER.replay("[ ( )", skip)) == [(1, "the next input symbol")]
+
+
+def test_dyck_seed_record_is_not_a_false_alarm() -> None:
+    record = {"input": INSTRUCTION + "[ ( < >", "task": "dyck_languages", "steps": NUMBERED, "target": ") ]"}
+    assert verdict(record)["verdict"] == "pass"
+
+
+# ----------------------------------------------------------------------------- fresh data
+
+
+@pytest.mark.parametrize("task", sorted(GENERATORS))
+def test_fresh_correct_traces_are_never_a_failure(task: str) -> None:
+    """A few generated correct traces per style and phrasing: never ``fail``."""
+    fn, styles, phrasings = GENERATORS[task]
+    for style in styles:
+        for phrasing in phrasings:
+            rng = random.Random(f"test/{task}/{style}/{phrasing}")
+            item = fn(rng, style, phrasing, False)
+            if item.task == "arithmetic":
+                got = audit("\n".join(item.steps), record=False)
+            else:
+                got = verdict(item.record())
+            assert got["verdict"] != "fail", (style, phrasing, item.steps)
+
+
+# ----------------------------------------------------------------------------- linear time
+
+MIB = 1 << 20
+
+
+@pytest.mark.parametrize("filler", [" ", "(", "stack ", "1: ", "->", "final stack: ", "Input: ", "- "])
+def test_new_readers_are_linear_on_long_lines(filler: str) -> None:
+    line = (filler * (MIB // len(filler)))[:MIB] + "x"
+    start = time.perf_counter()
+    unmark(line)
+    payload(line, dyck._dyck_input)
+    dyck._symbol_step(line)
+    dyck._final(line)
+    dyck._tokens(line[:65536])
+    dyck.REPLAYER.replay("[ ( )", [line[:200_000]])
+    assert time.perf_counter() - start < 60
