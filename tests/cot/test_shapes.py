@@ -15,7 +15,7 @@ import pytest
 from tests.cot.fresh.gen import GENERATORS
 
 from cotaudit.cot.engine import audit
-from cotaudit.cot.replay import dyck
+from cotaudit.cot.replay import dyck, wordsort
 from cotaudit.cot.replay.shape import payload, unmark
 
 
@@ -125,6 +125,79 @@ def test_dyck_seed_record_is_not_a_false_alarm() -> None:
     assert verdict(record)["verdict"] == "pass"
 
 
+# ----------------------------------------------------------------------------- word sorting
+
+WS_IN = "plum apricot mango cherry"
+WS = [
+    'The first letter: "plum": "p" (16). "apricot": "a" (1). "mango": "m" (13). "cherry": "c" (3).',
+    'We now have: (1) "apricot" < (3) "cherry" < (13) "mango" < (16) "plum".',
+    "I have now sorted all the words. The answer is apricot cherry mango plum",
+]
+
+
+def test_wordsort_input_with_its_instruction_is_read() -> None:
+    problem = "Sort the following words alphabetically: List: " + WS_IN
+    r = wordsort.REPLAYER.replay(problem, WS)
+    assert bad(r) == [] and len(r.checks) >= 6 and wordsort.REPLAYER.recognises(problem, WS)
+    # and a swapped answer is still caught in that shape
+    swapped = [*WS[:2], "The answer is apricot mango cherry plum"]
+    assert bad(wordsort.REPLAYER.replay(problem, swapped)) == [(2, "the answer: the words sorted")]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The answer is **apricot cherry mango plum**",
+        "The answer is: apricot, cherry, mango, plum.",
+        'The answer is "apricot" "cherry" "mango" "plum". I hope this helps.',
+        "The answer is apricot cherry mango plum.\nThat is the sorted list.",
+    ],
+)
+def test_wordsort_answer_is_read_past_marks_and_trailing_prose(answer: str) -> None:
+    r = wordsort.REPLAYER.replay(WS_IN, [*WS[:2], answer])
+    assert bad(r) == [] and any(c.what.startswith("the answer") for c in r.checks)
+
+
+def test_wordsort_answer_with_a_token_that_is_no_word_is_not_judged() -> None:
+    r = wordsort.REPLAYER.replay(WS_IN, [*WS[:2], "The answer is [apricot, cherry, mango, plum] (4 words)"])
+    assert bad(r) == [] and not any(c.what.startswith("the answer") for c in r.checks)
+    # near miss: a plain word that is not in the list is a finding
+    r = wordsort.REPLAYER.replay(WS_IN, [*WS[:2], "The answer is apricot cherry mango peach plum"])
+    assert bad(r) == [(2, "the answer: the words sorted")]
+
+
+def test_wordsort_other_quotes_are_not_read_as_missing_words() -> None:
+    single = [WS[0], "We now have: (1) 'apricot' < (3) 'cherry' < (13) 'mango' < (16) 'plum'.",
+              "Hence, we have 'apricot' < 'cherry' < 'mango' < 'plum'."]  # fmt: skip
+    assert bad(wordsort.REPLAYER.replay(WS_IN, single)) == []
+    # near miss: the same buckets in double quotes with one word lost are a finding
+    lost = [WS[0], 'We now have: (1) "apricot" < (3) "cherry" < (16) "plum".']
+    assert bad(wordsort.REPLAYER.replay(WS_IN, lost)) == [(1, "the words in the buckets")]
+
+
+SUB_IN = "bhutan bareback amoeba cohn colza"
+SUB = [
+    'The first letter: "bhutan": "b" (2). "bareback": "b" (2). "amoeba": "a" (1). "cohn": "c" (3). "colza": "c" (3).',
+    'We now have: (1) "amoeba" < (2) ["bhutan" ? "bareback"] < (3) ["cohn" ? "colza"].',
+    'Now let\'s sort this subpart ["bhutan" ? "bareback"] by looking at their second letters. '
+    'The second letter: "bhutan": "h" (8). "bareback": "a" (1).',
+]
+
+
+def test_wordsort_next_sublist_not_judged_on_a_stale_ordering() -> None:
+    """The sub-list's result written in a notation not read: the ordering is stale, so the next
+    sub-list named is not compared with it."""
+    unread = "So that part is bareback, then bhutan."
+    nxt = 'Now let\'s sort this subpart ["cohn" ? "colza"] by looking at their third letters.'
+    assert bad(wordsort.REPLAYER.replay(SUB_IN, [*SUB, unread, nxt])) == []
+    # near miss: with the result read, naming the sorted bucket again is a finding
+    read = 'We now have: (1) "bareback" < (8) "bhutan" for the subpart.'
+    again = 'Now let\'s sort this subpart ["bhutan" ? "bareback"] by looking at their second letters.'
+    assert bad(wordsort.REPLAYER.replay(SUB_IN, [*SUB, read, again])) == [
+        (4, "the next sub-list to sort (the first unresolved bucket)")
+    ]
+
+
 # ----------------------------------------------------------------------------- fresh data
 
 
@@ -158,4 +231,9 @@ def test_new_readers_are_linear_on_long_lines(filler: str) -> None:
     dyck._final(line)
     dyck._tokens(line[:65536])
     dyck.REPLAYER.replay("[ ( )", [line[:200_000]])
+    wordsort._said(line)
+    wordsort._now("We now have: " + line)
+    wordsort._hence("hence we have " + line)
+    wordsort._groups_read(line)
+    wordsort.REPLAYER.replay("kiwi fig", [line[:200_000]])
     assert time.perf_counter() - start < 60
