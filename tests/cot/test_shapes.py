@@ -15,7 +15,7 @@ import pytest
 from tests.cot.fresh.gen import GENERATORS
 
 from cotaudit.cot.engine import audit
-from cotaudit.cot.replay import dyck, wordsort
+from cotaudit.cot.replay import dyck, shuffle, wordsort
 from cotaudit.cot.replay.shape import payload, unmark
 
 
@@ -198,6 +198,46 @@ def test_wordsort_next_sublist_not_judged_on_a_stale_ordering() -> None:
     ]
 
 
+# ----------------------------------------------------------------------------- shuffled objects
+
+SH_IN = (
+    "Alice, Bob, and Claire are playing a game. At the start of the game, they are each holding a ball: "
+    "Alice has a red ball, Bob has a teal ball, and Claire has a olive ball.\nAs the game progresses, "
+    "pairs of players trade balls. First, Alice and Bob swap balls. Then, Bob and Claire swap balls. "
+    "Finally, Alice and Claire swap balls. At the end of the game, Bob has the\nOptions:\n(A) red ball\n"
+    "(B) teal ball\n(C) olive ball"
+)
+# after the swaps: Alice teal/red/…: (A,B) -> A teal, B red; (B,C) -> B olive, C red; (A,C) -> A red, C teal
+
+
+def test_shuffle_problem_with_a_q_label_is_read() -> None:
+    steps = ["Alice and Bob swap balls: Alice: teal, Bob: red, Claire: olive.", "So the answer is (C)"]
+    r = shuffle.REPLAYER.replay("Q: " + SH_IN, steps)
+    assert bad(r) == [] and len(r.checks) >= 4
+
+
+def test_shuffle_unread_swaps_lose_track_instead_of_judging_a_stale_state() -> None:
+    """Defect: swaps in a notation not read left the start state, and the end was judged on it."""
+    steps = [
+        "- Alice ↔ Bob → Alice = teal, Bob = red, Claire = olive",
+        "- Bob ↔ Claire → Alice = teal, Bob = olive, Claire = red",
+        "- Alice ↔ Claire → Alice = red, Bob = olive, Claire = teal",
+        "At the end of the game, Bob has olive. So the answer is (C)",
+    ]
+    r = shuffle.REPLAYER.replay(SH_IN, steps)
+    assert bad(r) == [] and any("not judged" in n for n in r.notes)
+    # the answer is still judged, against the end of the story
+    wrong = [*steps[:3], "At the end of the game, Bob has olive. So the answer is (B)"]
+    assert bad(shuffle.REPLAYER.replay(SH_IN, wrong)) == [(3, "the answer: what Bob holds at the end")]
+
+
+def test_shuffle_one_person_in_prose_does_not_lose_track() -> None:
+    """Near miss: a step naming one person (BBM's prose style) keeps the count; a wrong holder after
+    a swap is still a finding."""
+    steps = ["Alice has red ball.", "Alice and Bob swap balls, Alice has red ball."]
+    assert bad(shuffle.REPLAYER.replay(SH_IN, steps)) == [(1, "what Alice holds")]
+
+
 # ----------------------------------------------------------------------------- fresh data
 
 
@@ -236,4 +276,6 @@ def test_new_readers_are_linear_on_long_lines(filler: str) -> None:
     wordsort._hence("hence we have " + line)
     wordsort._groups_read(line)
     wordsort.REPLAYER.replay("kiwi fig", [line[:200_000]])
+    shuffle.REPLAYER.replay(SH_IN, [line[:200_000]])
+    shuffle._PEOPLE.search(line)
     assert time.perf_counter() - start < 60
