@@ -15,7 +15,8 @@ import pytest
 from tests.cot.fresh.gen import GENERATORS
 
 from cotaudit.cot.engine import audit
-from cotaudit.cot.replay import dyck, shuffle, wordsort
+from cotaudit.cot.replay import deduction, dyck, shuffle, wordsort
+from cotaudit.cot.replay.ordering import parse_puzzle
 from cotaudit.cot.replay.shape import payload, unmark
 
 
@@ -238,6 +239,52 @@ def test_shuffle_one_person_in_prose_does_not_lose_track() -> None:
     assert bad(shuffle.REPLAYER.replay(SH_IN, steps)) == [(1, "what Alice holds")]
 
 
+# ----------------------------------------------------------------------------- logical deduction
+
+LD_BBM = (
+    "The following statements each describe a set of three objects arranged in a fixed order. "
+    "The statements are logically consistent.\n- On a branch, there are three birds: an owl, a crow, and a robin.\n"
+    "- The owl is the leftmost.\n- The crow is to the left of the robin.\n"
+    "Q: Given the above statements, which of the following is correct?\nOptions:\n"
+    "(A) The owl is the second from the left.\n(B) The crow is the second from the left.\n"
+    "(C) The robin is the second from the left."
+)
+LD_BIGBENCH = (
+    "The following paragraphs each describe a set of three objects arranged in a fixed order. The statements "
+    "are logically consistent within each paragraph. On a branch, there are three birds: an owl, a crow, and "
+    "a robin. The owl is the leftmost. The crow is to the left of the robin.\nOptions:\n"
+    "(A) The owl is the second from the left\n(B) The crow is the second from the left\n"
+    "(C) The robin is the second from the left"
+)
+
+
+def test_deduction_bigbench_paragraph_is_read_like_the_bullets() -> None:
+    a, b = parse_puzzle(LD_BBM), parse_puzzle(LD_BIGBENCH)
+    assert a is not None and b is not None
+    assert [f for _, f in a.statements] == [f for _, f in b.statements] and a.options == b.options
+    # near miss: a sentence of the paragraph that is not a statement leaves the puzzle unread
+    assert parse_puzzle(LD_BIGBENCH.replace("The owl is the leftmost.", "The owl sings.")) is None
+
+
+def test_deduction_numbered_steps_are_read() -> None:
+    steps = ["1) The owl is the leftmost. So the owl is first.", "2) So the answer is (B)"]
+    r = deduction.REPLAYER.replay(LD_BBM, steps)
+    assert any(c.what == "a statement of the puzzle, stated" for c in r.checks)
+
+
+def test_deduction_unread_restatement_does_not_make_its_consequence_wrong() -> None:
+    """Defect: a restatement in a wording not read left its statement out of "stated so far", and
+    what follows from it was reported as not following."""
+    steps = ["We are told the owl sits at the far left end.", "So from left to right: first is the owl."]
+    r = deduction.REPLAYER.replay(LD_BBM, steps)
+    assert bad(r) == []
+    # near miss: the unread sentence names only the crow, so it cannot have restated where the owl is
+    other = ["We are told the crow sits somewhere on the branch.", steps[1]]
+    assert bad(deduction.REPLAYER.replay(LD_BBM, other)) == [
+        (1, "a claim that must follow from the statements stated so far")
+    ]
+
+
 # ----------------------------------------------------------------------------- fresh data
 
 
@@ -278,4 +325,6 @@ def test_new_readers_are_linear_on_long_lines(filler: str) -> None:
     wordsort.REPLAYER.replay("kiwi fig", [line[:200_000]])
     shuffle.REPLAYER.replay(SH_IN, [line[:200_000]])
     shuffle._PEOPLE.search(line)
+    parse_puzzle(LD_BIGBENCH.replace("The owl is the leftmost.", line[:200_000]))
+    deduction.REPLAYER.replay(LD_BBM, [line[:20_000]])
     assert time.perf_counter() - start < 60
