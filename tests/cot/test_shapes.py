@@ -15,7 +15,7 @@ import pytest
 from tests.cot.fresh.gen import GENERATORS
 
 from cotaudit.cot.engine import audit
-from cotaudit.cot.replay import deduction, dyck, shuffle, wordsort
+from cotaudit.cot.replay import deduction, dyck, multistep, shuffle, wordsort
 from cotaudit.cot.replay.ordering import parse_puzzle
 from cotaudit.cot.replay.shape import payload, unmark
 
@@ -283,6 +283,26 @@ def test_deduction_unread_restatement_does_not_make_its_consequence_wrong() -> N
     assert bad(deduction.REPLAYER.replay(LD_BBM, other)) == [
         (1, "a claim that must follow from the statements stated so far")
     ]
+
+
+# ----------------------------------------------------------------------------- multistep arithmetic
+
+MS = [
+    'This equation can be written as "A + B", where A = (1 + 2) and B = (3 * 4).',
+    "Let's calculate A = (1 + 2) = 3.",
+    "Let's calculate B = (3 * 4) = 12.",
+    "Then, the final equation is A + B = 3 + 12 = 15. So the answer is 15",
+]
+
+
+def test_multistep_expression_after_a_q_label_is_read() -> None:
+    r = multistep.REPLAYER.replay("Q: ((1 + 2) + (3 * 4)) =", MS)
+    assert [(c.what, c.ok) for c in r.checks] == [("the decomposition's value", True)]
+    assert bad(multistep.REPLAYER.replay("Q: ((1 + 2) - (3 * 4)) =", MS)) == [
+        (0, "the decomposition's value")
+    ]
+    # near miss: a sentence before the colon is a word problem, not the task's input
+    assert not multistep.REPLAYER.recognises("Evaluate the sum below: 2 + 3 =", MS)
 
 
 # ----------------------------------------------------------------------------- fresh data
