@@ -121,6 +121,17 @@ def test_dyck_prose_symbol_naming_another_symbol_is_not_read_as_a_skip() -> None
     assert bad(dyck.REPLAYER.replay("[ ( )", skip)) == [(1, "the next input symbol")]
 
 
+def test_dyck_python_list_stacks_are_read_by_their_quotes() -> None:
+    """A list's own brackets are not stack symbols: ``['[', '(']`` is the stack ``[ (``."""
+    steps = ["stack = []", "[ -> stack = ['[']", "( -> stack = ['[', '(']", ") -> stack = ['[']"]
+    r = dyck.REPLAYER.replay("[ ( )", steps)
+    assert bad(r) == [] and len(r.checks) == 4
+    # near miss: unquoted, a closer written into the stack is a wrong stack (BBM's own mistakes)
+    assert bad(dyck.REPLAYER.replay("[ ( )", ["[ ; stack: [", "( ; stack: [ ( )"])) == [
+        (1, "the stack after (")
+    ]
+
+
 def test_dyck_seed_record_is_not_a_false_alarm() -> None:
     record = {"input": INSTRUCTION + "[ ( < >", "task": "dyck_languages", "steps": NUMBERED, "target": ") ]"}
     assert verdict(record)["verdict"] == "pass"
@@ -336,6 +347,8 @@ def test_new_readers_are_linear_on_long_lines(filler: str) -> None:
     payload(line, dyck._dyck_input)
     dyck._symbol_step(line)
     dyck._final(line)
+    dyck._claimed_stack(line)
+    dyck._content(line, 0)
     dyck._tokens(line[:65536])
     dyck.REPLAYER.replay("[ ( )", [line[:200_000]])
     wordsort._said(line)

@@ -54,7 +54,9 @@ def _qa(problem: str, steps: list[str], phrasing: str) -> tuple[str, list[str]]:
 # ---------------------------------------------------------------------------- Dyck
 
 CLOSE = {"(": ")", "[": "]", "{": "}", "<": ">"}
-DYCK_STYLES = ("bbm", "numbered", "arrow", "bullets", "prose", "quoted", "stepword", "compact_end")
+DYCK_STYLES = (
+    "bbm", "numbered", "arrow", "bullets", "prose", "quoted", "stepword", "compact_end", "pylist", "stack_after",
+)  # fmt: skip
 DYCK_INSTRUCTIONS = (
     "Complete the rest of the sequence, making sure that the parentheses are closed properly. Input: ",
     "Finish this bracket sequence so that every bracket is closed in the right order.\nSequence: ",
@@ -125,6 +127,10 @@ def dyck(rng: random.Random, style: str, phrasing: str, mistake: bool) -> Item:
         steps += ["I will push every opening bracket and pop it when its closer comes."]
     elif style == "stepword":
         steps += ["Let's go through the input one symbol at a time."]
+    elif style == "pylist":
+        steps += ["I keep the stack as a Python list (bottom first).", "stack = []"]
+    elif style == "stack_after":
+        steps += ["Input: " + " ".join(seq)]
     first_symbol_step = len(steps)
     for k, (s, st) in enumerate(zip(seq, claimed, strict=True)):
         if style in ("bbm", "compact_end"):
@@ -139,6 +145,11 @@ def dyck(rng: random.Random, style: str, phrasing: str, mistake: bool) -> Item:
             steps.append(f'"{s}" ; Stack: "{sp(st) or "empty"}"')
         elif style == "stepword":
             steps.append(f"Step {k + 1}: read {s}; the stack is now: {sp(st) or 'empty'}.")
+        elif style == "pylist":
+            items = ", ".join(f"'{x}'" for x in st)
+            steps.append(f"{s} -> stack = [{items}]")
+        elif style == "stack_after":
+            steps.append(f"Stack after {s}: {sp(st) or 'empty'} (top on the right).")
         elif style == "prose":
             if s in CLOSE:
                 steps.append(f"Next symbol: {s}. We push it. Stack: {sp(st) or 'empty'}.")

@@ -179,11 +179,13 @@ class DyckLanguages:
     def _step(self, i: int, step: str, symbols: list[str], pos: int, stack: list[str]) -> _Step | None:
         read = _symbol_step(step.translate(_NOISE))
         if read is not None:
-            sym, strict, at, content = read
+            sym, strict, start = read
+            at, content = _content(step, start)  # as written: quotes tell a list's items apart
             return self._symbol(i, step, sym, content, symbols, pos, stack, strict, at)
-        label, colon, content = step.strip().partition(":")
-        if colon and label.strip().lower() == "stack":
-            claimed = _symbols(content.strip().rstrip("."))
+        bare = _STACK_WORD.search(step)
+        if bare is not None and not step[: bare.start()].translate(_NOISE).strip(" \t;,:.-|"):
+            # "stack: [ (", "Stack = ['[']": the stack alone
+            claimed = _claimed_stack(_content(step, bare.end())[1])
             if claimed is None:
                 return None
             check = Check(i, claimed == stack, "the stack", _fmt(claimed), _fmt(stack), 1)
@@ -221,7 +223,7 @@ class DyckLanguages:
             top = new[-1] if new else "empty"
             check = Check(i, False, f"closing {sym} against the top of the stack", sym, top, 1)
             return _Step([check], whole, pos, stack)
-        claimed = _symbols(content.strip().rstrip("."))
+        claimed = _claimed_stack(content)
         if claimed is None:
             return _Step([], [], pos + 1, new, symbol=True)
         col = at + 1
@@ -316,9 +318,25 @@ def _final(step: str) -> _Said | None:
     return _Said(m.start(), m.start(1) + len(body), body.translate(_NOISE).strip().rstrip("."))
 
 
-def _symbol_step(step: str) -> tuple[str, bool, int, str] | None:
+_QUOTED = re.compile(r"\"([^\"]*)\"|'([^']*)'")
+
+
+def _claimed_stack(content: str) -> list[str] | None:
+    """The stack a symbol step claims. Quoted, only what is inside the quotes is read (a list
+    ``['[', '(']`` has brackets of its own); else the text past code and emphasis marks."""
+    content = content.strip().rstrip(".")
+    if '"' in content or "'" in content:
+        items = [a or b for a, b in _QUOTED.findall(content)]
+        outside = _QUOTED.sub(" ", content)
+        if not items or not all(ch in " ,[]`*" for ch in outside):
+            return None
+        return _symbols(" ".join(items))
+    return _symbols(content.translate(_NOISE))
+
+
+def _symbol_step(step: str) -> tuple[str, bool, int] | None:
     """A symbol step: (the symbol, whether the step is the bare form, where the stack claim
-    starts, the stack claimed). The symbol is the one bracket before the word "stack" (or before
+    starts). The symbol is the one bracket before the word "stack" (or before
     an arrow when there is no such word); ``None`` when there is not exactly one."""
     m = _STACK_WORD.search(step)
     if m is not None:
@@ -336,11 +354,16 @@ def _symbol_step(step: str) -> tuple[str, bool, int, str] | None:
     words = re.findall(r"[A-Za-z]+", rest)
     # the bare form: the symbol and separators only ("[ ;", "3: [ ;", "- [ ;", "[ ->")
     strict = not words and all(ch in " \t;,:.-|" for ch in rest)
+    return sym, strict, start
+
+
+def _content(step: str, start: int) -> tuple[int, str]:
+    """The stack claimed from ``start`` (past "is now" / ":"), to the end of its sentence."""
     off, content = _after_connective(step[start:])
     end = _SENTENCE_END.search(content)
     if end is not None:
         content = content[: end.start()]
-    return sym, strict, start + off, content
+    return start + off, content
 
 
 def _covered(step: str, spans: Sequence[tuple[int, int]]) -> bool:
