@@ -807,7 +807,69 @@ def deduction(rng: random.Random, style: str, phrasing: str, mistake: bool) -> I
 
 # ---------------------------------------------------------------------------- arithmetic chains
 
-ARITH_STYLES = ("currency", "percent", "thousands", "mixed", "latex", "units", "approx", "gsm8k_tags")
+ARITH_STYLES = (
+    "currency",
+    "percent",
+    "thousands",
+    "mixed",
+    "latex",
+    "units",
+    "approx",
+    "gsm8k_tags",
+    "traps",
+)
+
+
+def _traps(rng: random.Random) -> list[tuple[str, str]]:
+    """(correct line, the same line with its result off): notations a solution may use."""
+    a, b = rng.randint(2, 9), rng.randint(11, 40)
+    c = 4 * rng.randint(2, 30)
+    k = rng.randint(2, 9) * 1000
+    price = rng.randint(2, 9)
+    return [
+        (f"The share is {c // 4}/{c} = 25%.", f"The share is {c // 4}/{c} = 20%."),
+        (
+            f"At ${price}/lb, {a} lb cost ${price} × {a} = ${price * a}.",
+            f"At ${price}/lb, {a} lb cost ${price} × {a} = ${price * a + 1}.",
+        ),
+        (
+            f"Then {k // 1000:d} 000 + 2 000 = {k // 1000 + 2} 000 people.",
+            f"Then {k // 1000:d} 000 + 2 000 = {k // 1000 + 3} 000 people.",
+        ),
+        (f"So (-{a}) × 4 = -{4 * a}.", f"So (-{a}) × 4 = -{4 * a + 1}."),
+        (f"Three quarters: 3/4 of {c} = {3 * c // 4}.", f"Three quarters: 3/4 of {c} = {3 * c // 4 + 1}."),
+        (f"$0.75 × {c} = ${0.75 * c:.2f}.", f"$0.75 × {c} = ${0.75 * c + 1:.2f}."),
+        (
+            f"That is \\dfrac{{{a}}}{{1}} \\times {b} = {a * b}.",
+            f"That is \\dfrac{{{a}}}{{1}} \\times {b} = {a * b + 2}.",
+        ),
+        ("In scientific form, 1.5 × 10^3 = 1500 grams.", "In scientific form, 1.5 × 10^3 = 1600 grams."),
+        (
+            f"{7 * a}/2 = {7 * a // 2} {'1/2' if a % 2 else ''}".rstrip() + " cups.",
+            f"{7 * a}/2 = {7 * a // 2 + 1} cups.",
+        ),
+        (
+            f"A {b}% rise on {c} is {c} × {1 + b / 100:g} = {c * (100 + b) / 100:g}.",
+            f"A {b}% rise on {c} is {c} × {1 + b / 100:g} = {c * (100 + b) / 100 + 1:g}.",
+        ),
+        (
+            f"The ratio {a}:{b} means {a} + {b} = {a + b} parts.",
+            f"The ratio {a}:{b} means {a} + {b} = {a + b + 1} parts.",
+        ),
+        (
+            f"From 2:15 pm to 4:45 pm is 2.5 hours, and 2.5 × {a} = {2.5 * a:g} dollars.",
+            f"From 2:15 pm to 4:45 pm is 2.5 hours, and 2.5 × {a} = {2.5 * a + 1:g} dollars.",
+        ),
+        (
+            f"He pays **${a * b}** in total: {a} × ${b} = ${a * b}.",
+            f"He pays **${a * b}** in total: {a} × ${b} = ${a * b + 1}.",
+        ),
+        (f"- Step total: {a} + {b} = {a + b} (apples)", f"- Step total: {a} + {b} = {a + b + 1} (apples)"),
+        (
+            f"{c} ÷ 4 = {c // 4} per box; {c // 4} × 2 = {c // 2}.",
+            f"{c} ÷ 4 = {c // 4} per box; {c // 4} × 2 = {c // 2 + 1}.",
+        ),
+    ]
 
 
 def _money(x: Fraction) -> str:
@@ -884,6 +946,13 @@ def arithmetic(rng: random.Random, style: str, phrasing: str, mistake: bool) -> 
             (f"{a} + {b}", Fraction(a + b), "Together {l} = {v}."),
         ]
         fmt, ctx = (lambda x: f"{float(x):.2f}" if x.denominator != 1 else str(int(x))), {}
+    elif style == "traps":
+        lines = rng.sample(_traps(rng), 3)
+        bad = rng.randrange(3) if mistake else -1
+        steps = [wrong if j == bad else good for j, (good, wrong) in enumerate(lines)]
+        steps.append("The answer is 5.")
+        return Item("arithmetic", style, phrasing, "A word problem (generated).", steps, None, None,
+                    bad if bad >= 0 else None)  # fmt: skip
     else:  # GSM8K calculator annotations
         a, b, c = rng.randint(2, 30), rng.randint(2, 12), rng.randint(1, 50)
         eqs = [
