@@ -249,7 +249,8 @@ CASES = (
         ("invalid",),
     ),
     # found by the fuzzer (cot): digit runs past int()'s 4,300-digit limit read as numbers — a
-    # JSON number in a record, a letter position and a bucket number in a word-sorting trace
+    # JSON number in a record, a letter position and a bucket number in a word-sorting trace (a
+    # bucket list it cannot read is not judged, so the rest of the trace may still pass)
     Case("cot-clean", "cot-record", _sort_record(), ("pass",)),
     Case(
         "cot-record-5000-digits",
@@ -258,7 +259,12 @@ CASES = (
         ("invalid",),
     ),
     Case("cot-letter-5000-digits", "cot-record", _sort_record().replace("(16)", f"({DIGITS})"), NOT_PASS),
-    Case("cot-bucket-5000-digits", "cot-record", _sort_record().replace("(13) ", f"({DIGITS}) "), NOT_PASS),
+    Case(
+        "cot-bucket-5000-digits",
+        "cot-record",
+        _sort_record().replace("(13) ", f"({DIGITS}) "),
+        ("pass", "abstain"),
+    ),
     Case(
         "cot-fraction-5000-digits", "cot", f"So 1 {DIGITS}/{DIGITS}7 = 2 and 2 + 2 = 4.", ("pass", "abstain")
     ),

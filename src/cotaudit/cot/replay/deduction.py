@@ -30,6 +30,14 @@ position the premises already fix. Only complete steps are marked so for the eva
 never a finding.
 
 If a statement of the puzzle cannot be read, nothing is judged.
+
+**Losing track.** What counts as stated depends on the reader having read each restatement.
+A sentence that is not read (in this step or an earlier one) may restate any puzzle statement
+whose objects it all names; so a claim that does not follow from the statements stated so far
+is judged again with those statements added, and is a finding only if it does not follow from
+them either. (The other checks — a placement said to be possible, "can be any", an
+alternative, a position past n — fail on fewer premises only if they fail on all of them, so
+they stand.) A list marker before a step (``2)``, ``- ``) is not part of its first sentence.
 """
 
 from __future__ import annotations
@@ -58,6 +66,7 @@ from cotaudit.cot.replay.ordering import (
     neg,
     parse_puzzle,
 )
+from cotaudit.cot.replay.shape import unmark
 
 MAX_STEP_CHARS = 4000
 MAX_CONJUNCTS = 8  # "A and B" splits tried in one clause (each re-reads the clause)
@@ -129,6 +138,7 @@ _LIST_ITEM = re.compile(
     r"(is|are|can be|must be|could be|can only be|is either|are either)\s+(.+)"
 )
 _ANY = re.compile(r"(?:any|anyone|anything)(?: (?:of )?(?:remaining |other )?[a-z]+)?(?: except (.+))?")
+_FOLLOWS = "a claim that must follow from the statements stated so far"
 _POSITION_WORDS = re.compile(
     rf"\b(?:{ORD_ALT}|leftmost|rightmost|newest|oldest|cheapest|expensive|last|middle|left|right|"
     r"above|below|newer|older|cheaper)\b"
@@ -160,6 +170,7 @@ class StepReading:
     claims: list[Claim] = field(default_factory=list)
     complete: bool = True
     unread: list[str] = field(default_factory=list)
+    unread_objects: list[set[int]] = field(default_factory=list)  # the objects each unread one names
 
 
 def _lower(text: str) -> str:
@@ -174,6 +185,7 @@ class _Reader:
         self.puzzle = puzzle
         self.lex: Lexicon = puzzle.lex
         self.frame = frame
+        self.missed: list[str] = []  # the clauses and list items not read
 
     def read(self, step: str) -> StepReading:
         out = StepReading()
@@ -184,9 +196,16 @@ class _Reader:
             sentence = m.group()
             if not sentence.strip(" .;!?\n\t"):
                 continue
+            mark = len(self.missed)
             if not self._sentence(sentence, m.start(), out):
                 out.complete = False
                 out.unread.append(sentence.strip()[:120])
+                for part in self.missed[mark:] or [sentence]:
+                    words = set(re.findall(r"[a-z']+", part.replace("-", " ")))
+                    named = {j for j, k in enumerate(self.lex.keys) if set(k.split()) <= words}
+                    out.unread_objects.append(named)
+        if len(step) > MAX_STEP_CHARS:
+            out.unread_objects.append(set(range(self.lex.n)))  # the rest may say anything
         return out
 
     # -- sentences
@@ -198,6 +217,8 @@ class _Reader:
             head = sentence[:start].strip(" ,")
             self.frame.forward = forward
             ok = head in ("", "so", "then", "therefore", "thus", "hence", "now")
+            if not ok:
+                self.missed.append(head)
             return self._list(sentence[end:], offset + end, forward, out) and ok
         subject: list[int] | None = None
         ok = True
@@ -208,6 +229,7 @@ class _Reader:
             if claims is None:
                 if not self._content_free(text):
                     ok = False
+                    self.missed.append(text)
                 continue
             for c in claims:
                 c.role = role
@@ -463,6 +485,7 @@ class _Reader:
                     claims, _ = self._assertion(item, offset + start + at_, None)
                 if claims is None:
                     ok = False
+                    self.missed.append(item)
                     continue
                 for c in claims:
                     c.role = "list"
@@ -596,10 +619,13 @@ class LogicalDeduction:
         solver = Solver(puzzle)
         frame = Frame()
         used: list[int] = []  # the statements the trace has stated so far
+        maybe: set[int] = set()  # statements an unread sentence may have restated
         for i, step in enumerate(steps):
             limits.checkpoint()
-            reading = _Reader(puzzle, frame).read(step)
+            reading = _Reader(puzzle, frame).read(unmark(step))
             out.notes.extend(f"step {i}: not read: {u!r}" for u in reading.unread)
+            for named in reading.unread_objects:
+                maybe |= {k for k, (_, f) in enumerate(puzzle.statements) if f.objects() <= named}
             complete = reading.complete
             claims = sorted(reading.claims, key=lambda c: c.offset)
             quoted: dict[int, int] = {}  # claim index -> statement
@@ -625,6 +651,13 @@ class LogicalDeduction:
                     continue
                 explain = not any(c.step == i and not c.ok for c in out.checks[-8:])
                 check, unsure = _judge(solver, premises, claim, i, explain)
+                wider = sorted(maybe.union(premises))
+                missed = len(wider) > len(premises)
+                if check is not None and not check.ok and check.what == _FOLLOWS and missed:
+                    # the premises may be short of a restatement the reader missed
+                    check, unsure = _judge(solver, wider, claim, i, explain)
+                    if check is not None and check.ok:
+                        check, unsure = None, True
                 if check is not None:
                     out.checks.append(check)
                 if check is None or unsure:
@@ -729,16 +762,14 @@ def _judge(
                     f"{_say(solver, alt)} is ruled out by the statements stated so far",
                     col,
                 ), False
-        return Check(
-            step, True, "a claim that must follow from the statements stated so far", said, "follows", col
-        ), False
+        return Check(step, True, _FOLLOWS, said, "follows", col), False
     counter = solver.counter_order(premises, fact) if explain else None
     note = f"the order {solver.describe(counter)} satisfies them and breaks it" if counter else ""
     stated = "; ".join(solver.puzzle.statements[k][0] for k in premises) or "none"
     return Check(
         step,
         False,
-        "a claim that must follow from the statements stated so far",
+        _FOLLOWS,
         said,
         f"does not follow from: {stated}"[:300],
         col,
