@@ -294,17 +294,28 @@ def test_bare_equations_ignore_algebra_and_expression_fragments() -> None:
 # ---- STEP text --------------------------------------------------------------------------------
 
 
-def test_step_text_hedges_removed_and_from_clause_defused() -> None:
+def test_step_text_is_kept_verbatim_and_from_clause_defused() -> None:
+    # issue 19: no word is deleted; "wait for" and "actually walks" are prose, not hedging
     out = convert(
         "Mo has 3 pies and 4 cakes.",
-        "Actually, wait: he has 3 + 4 = <<3+4=7>>7 treats.\nHe took the treats from Bob.\n"
-        "He took <<5*2=10>>10 treats (from Al)\nHmm maybe the answer is 7.\n#### 7",
+        "He has to wait for 3 + 4 = <<3+4=7>>7 days.\nHe took the treats from Bob.\n"
+        "He took <<5*2=10>>10 treats (from Al)\nAfter the final wait, he actually walks 7 miles.\n#### 7",
     )
     text = lines(out)
-    assert "STEP[s1]: he has 3 + 4 = 7 treats. (from q1, q2)" in text
+    assert "STEP[s1]: He has to wait for 3 + 4 = 7 days. (from q1, q2)" in text
     assert "STEP[s2]: He took the treats out of Bob." in text
     assert "STEP[s3]: He took 10 treats (out of Al)" in text  # its EQ cites nothing defined
-    assert "STEP[s4]: the answer is 7." in text
+    assert "STEP[s4]: After the final wait, he actually walks 7 miles." in text
+    assert te.lint(out.trace or "", LINT).verdict == "CLEAN"
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["Actually, wait: he has 3 + 4 = <<3+4=7>>7 treats.", "Hmm, let me redo it: 3 + 4 = <<3+4=7>>7 treats."],
+)
+def test_a_self_correcting_solution_is_skipped_not_rewritten(line: str) -> None:
+    out = gsm8k_to_te({"question": "Mo has 3 pies and 4 cakes.", "answer": line + "\n#### 7"})
+    assert out.trace is None and out.skip_reason == "hedging"
 
 
 def test_long_step_text_is_cut_at_a_word_boundary() -> None:

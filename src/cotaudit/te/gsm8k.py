@@ -25,6 +25,9 @@ Skip reasons (``Converted.skip_reason``; short, stable, kebab-case):
     The solution has neither annotations nor prose equations.
 ``answer-not-derived``
     No EQ's value equals the final answer.
+``hedging``
+    A solution line corrects itself ("wait, …", "actually, no"), which TE_E012 flags. The
+    text is kept as written (hedge words are never deleted), so the item is skipped instead.
 
 Seeding: each random style knob draws from its own ``random.Random(k)``, where ``k`` is the
 first 8 bytes (big-endian) of ``sha256(f"{style.seed}\\0{knob}\\0{question}\\0{answer}")`` and
@@ -53,6 +56,7 @@ from typing import Any
 
 from cotaudit.te import ir
 from cotaudit.te.config import LintConfig
+from cotaudit.te.hedges import hedges_in_prose
 from cotaudit.te.gsm8k_numbers import (
     NoNames,
     NotArithmetic,
@@ -78,6 +82,7 @@ SKIP_REASONS: tuple[str, ...] = (
     "annotation-mismatch",
     "no-arithmetic",
     "answer-not-derived",
+    "hedging",
 )
 
 
@@ -155,7 +160,7 @@ class _Solution:
     equations: list[_Equation]
 
 
-_HEDGE = re.compile(LintConfig().hedge_regex().pattern + r",?")  # "Actually, she" → "she"
+_HEDGE = LintConfig().hedge_regex()
 _FROM_WORD = re.compile(r"\bfrom\b")
 # A trailing bare or parenthesised `from a, b` clause, as TE-10 reads one.
 # Linear: the optional ")" and "." carry their own trailing whitespace (``\s*\)?\s*\.?\s*``
@@ -270,7 +275,10 @@ def _solutions(solution: str, givens: list[_Given]) -> list[_Solution]:
             eq = _equation(lhs, result, source, len(results) + 1, by_value, results)
             equations.append(eq)
             results.append((eq.value, eq.index))
-        out.append(_Solution(_clean_text(prose), equations))
+        text = _clean_text(prose)
+        if found := hedges_in_prose(text, _HEDGE):
+            raise _Skip("hedging", f"the solution corrects itself ({found[0]!r})")
+        out.append(_Solution(text, equations))
     return out
 
 
@@ -368,11 +376,8 @@ def _dimension_error(givens: list[_Given], equations: list[_Equation]) -> bool:
 
 
 def _clean_text(text: str) -> str:
-    """Delete hedge tokens, collapse whitespace, cut to ≤ 200 characters at a word boundary."""
-    text, hedges = _HEDGE.subn(" ", text)
+    """Collapse whitespace and cut to ≤ 200 characters at a word boundary; no word is deleted."""
     text = " ".join(text.split())
-    if hedges:  # "Actually, wait: he has" would otherwise leave ": he has"
-        text = text.lstrip(",;: ")
     if len(text) > MAX_STEP_CHARS:
         head = text[: MAX_STEP_CHARS + 1]
         space = head.rfind(" ")
