@@ -56,7 +56,6 @@ from typing import Any
 
 from cotaudit.te import ir
 from cotaudit.te.config import LintConfig
-from cotaudit.te.hedges import hedges_in_prose
 from cotaudit.te.gsm8k_numbers import (
     NoNames,
     NotArithmetic,
@@ -69,6 +68,7 @@ from cotaudit.te.gsm8k_numbers import (
     result_tolerance,
     scan_question,
 )
+from cotaudit.te.hedges import hedges_in_prose
 from cotaudit.te.numeric import Value, fmt_fraction
 from cotaudit.te.unitcheck import DimensionError, UnitEnv, UnitT, known, unit_of
 from cotaudit.te.units import parse_unit

@@ -77,7 +77,7 @@ def _opens_clause(text: str, start: int, body_start: int) -> bool:
         if last in _OPENERS or (last == "-" and end - 1 > low and text[end - 2] in " \t"):
             return True
         begin = end
-        while begin > low and (text[begin - 1].isascii() and text[begin - 1].isalpha() or text[begin - 1] == "'"):
+        while begin > low and _word_char(text[begin - 1]):
             begin -= 1
         word = text[begin:end].lower()
         if begin == end or (word not in INTERJECTIONS and not _hedge_word(word)):
@@ -85,6 +85,10 @@ def _opens_clause(text: str, start: int, body_start: int) -> bool:
         if begin == low and low > body_start:
             return False  # a run of interjections longer than the window: not a marker
         pos = begin
+
+
+def _word_char(char: str) -> bool:
+    return (char.isascii() and char.isalpha()) or char == "'"
 
 
 _HEDGE_WORD = re.compile(r"(?i)(?:maybe|actually|wait|hm{2,})")
