@@ -20,7 +20,8 @@ from cotaudit.te.gsm8k import (
     gsm8k_to_te,
     summarise,
 )
-from cotaudit.te.gsm8k_numbers import bare_equations, scan_question
+from cotaudit.te.gsm8k_numbers import scan_question
+from cotaudit.te.gsm8k_prose import prose_equations
 
 GSM8K_TEST = Path(__file__).resolve().parents[3] / "shared" / "data" / "gsm8k" / "test.jsonl"
 LINT = te.LintConfig(symbolic="inprocess")
@@ -284,10 +285,11 @@ def test_number_words_and_skipped_numerals() -> None:
     ]
 
 
-def test_bare_equations_ignore_algebra_and_expression_fragments() -> None:
-    assert bare_equations("So 3x +4 - 4 = 28 \u2013 4 and 27(1/3)=9 and 1 1/2 / 1/2 = 3.") == []
-    assert bare_equations("5 - 1 - 1/2 = 3 1/2 hours") == []
-    (eq,) = bare_equations("They spent $20.25 + $15.75 = $36.")
+def test_prose_equations_ignore_algebra_and_expression_fragments() -> None:
+    # invented lines: an algebra chain, a juxtaposition after a space, a sum continued after '='
+    assert prose_equations("So 5y + 2 - 2 = 40 \u2013 2 and 1/3 (27) + 4 = 13.") == []
+    assert prose_equations("Then 9 - 2 = 7 + k - 2 for the rest") == []
+    (eq,) = prose_equations("They spent $20.25 + $15.75 = $36.")
     assert (eq.lhs, eq.result) == ("20.25 + 15.75", "36")
 
 
@@ -429,7 +431,7 @@ def test_gsm8k_test_split_converts_and_lints_clean(style: Style) -> None:
     results = list(convert_jsonl(GSM8K_TEST, style))
     summary = summarise(c for _, c in results)
     assert summary.total == 1319
-    assert summary.converted >= 1250, summary.to_dict()
+    assert summary.converted >= 1293, summary.to_dict()  # ≥ 98% (issue 19)
     assert set(summary.skipped) <= set(SKIP_REASONS)
     flagged = []
     for index, out in results:
