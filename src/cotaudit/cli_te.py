@@ -92,12 +92,18 @@ def _cmd_convert(args: argparse.Namespace) -> int:
         out.mkdir(parents=True, exist_ok=True)
     results = []
     lines: list[str] = []
+    skips: list[str] = []
     try:
         for index, converted in convert_jsonl(args.input, style, limit=args.limit):
             results.append(converted)
-            if converted.trace is None:
-                continue
             item_id = f"gsm8k-{index + 1:04d}"
+            if converted.trace is None:
+                detail = converted.meta.get("detail")
+                skips.append(
+                    f"cotaudit: skipped {item_id}: {converted.skip_reason}"
+                    + (f" ({detail})" if detail else "")
+                )
+                continue
             if args.format == "dir":
                 (out / f"{item_id}.te").write_text(converted.trace, encoding="utf-8", errors=ENCODE_ERRORS)
             else:
@@ -109,6 +115,7 @@ def _cmd_convert(args: argparse.Namespace) -> int:
         _emit("".join(line + "\n" for line in lines), args.output)
     summary = summarise(results)
     skipped = ", ".join(f"{reason} {n}" for reason, n in sorted(summary.skipped.items()))
+    sys.stderr.write("".join(line + "\n" for line in skips))  # every skip with its reason
     sys.stderr.write(
         f"cotaudit: converted {summary.converted} of {summary.total} items"
         + (f" (skipped: {skipped})" if skipped else "")

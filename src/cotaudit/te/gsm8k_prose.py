@@ -14,8 +14,8 @@ prose. :func:`prose_equations` reads it by *notation*, never by phrasing:
   ``plus``, ``minus``, ``times``, ``divided by``, ``multiplied by``, ``equals``; a number or a
   parenthesis glued to a parenthesis multiplies (``3(7+1)``, ``(1/4)12``);
 * **words between numbers**: up to three words right after an operand are its unit (``9
-  apples``, ``6 km/hour``, ``20 blue ones``) and are skipped; anything longer, or a number
-  inside the run, ends the expression;
+  apples``, ``6 km/hour``, ``20 blue ones``) and are skipped; anything longer, or a number or
+  number word inside the run (``of a dozen``), ends the expression;
 * **chains** ``A = B = … = N``: every part must equal the last one, a numeral N; a leading part
   that is a lone numeral (``3 feet = 36 inches``) is a label or a unit conversion, not
   arithmetic, and is dropped;
@@ -35,7 +35,14 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from cotaudit.te.gsm8k_numbers import NotArithmetic, arithmetic, constant, numeral_text, result_tolerance
+from cotaudit.te.gsm8k_numbers import (
+    NUMBER_WORDS,
+    NotArithmetic,
+    arithmetic,
+    constant,
+    numeral_text,
+    result_tolerance,
+)
 
 _TOKEN = re.compile(
     r"(?P<num>(?:\$[ ]?)?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?|(?:\$[ ]?)?\.[0-9]+)"
@@ -375,6 +382,9 @@ class _Parser:
         # a unit: up to three words, then an operator, '=' or the end of the expression
         k = i
         while k < self.n and k - i < MAX_UNIT_WORDS and self.toks[k].kind == "word":
+            if self.toks[k].text.lower() in NUMBER_WORDS:  # "of a dozen" is no unit
+                k = i
+                break
             k += 1
         if k > i and (k == self.n or self.toks[k].kind in ("op", "eq", "brk", "rp")):
             i = k
