@@ -146,6 +146,12 @@ class CheckDisagrees(Rule):
 
     Okay: GIVEN:\n  c := 100\n  n := 3\nGOAL: p\nEQ[e4]: p = c / n ≈ 33.3\nCHECK[c1]: arith: e4.value == 33 ± 0.5\nANS: p
     TE_E007@5: GIVEN:\n  a := 4\nGOAL: b\nEQ[e1]: b = a * 2 = 8\nCHECK[c1]: arith: e1.value == 9\nANS: b
+
+    A unit claim is false only between known units; on a value without a known unit (gradual
+    typing, TE-39) it cannot be decided and is TE_W001, never E007 (docs/te.md, issue 19).
+
+    TE_E007@5: GIVEN:\n  h := 2 [h]\nGOAL: t\nEQ[e1]: t = h * 4 = 8\nCHECK[c1]: unit: e1.unit == USD\nANS: t
+    Okay: GIVEN:\n  a := 2\nGOAL: t\nEQ[e1]: t = a * 4 = 8\nCHECK[c1]: unit: e1.unit == USD\nANS: t
     """
 
     code = "TE_E007"
@@ -252,6 +258,9 @@ class UndecidableClaim(Rule):
 
     Okay: GIVEN:\n  n := param(integer, positive)\nGOAL: S\nEQ[e1]: S = n*(n + 1)/2\nCHECK[c1]: domain: is_positive(e1.value)\nANS: S
     TE_W001@5: GIVEN:\n  n := param(integer, positive)\nGOAL: S\nEQ[e1]: S = n*(n + 1)/2\nCHECK[c1]: domain: is_integer(e1.value)\nANS: S
+    TE_W001@5: GIVEN:\n  a := 2\nGOAL: t\nEQ[e1]: t = a * 4 = 8\nCHECK[c1]: unit: e1.unit == USD\nANS: t
+    TE_W001@5: GIVEN:\n  a := 2\nGOAL: t\nEQ[e1]: t = 3 * 4 = 12\nCHECK[c1]: unit: e1.unit != USD\nANS: t
+    Okay: GIVEN:\n  a := 2 [USD]\nGOAL: t\nEQ[e1]: t = a * 4 = 8 [USD]\nCHECK[c1]: unit: e1.unit == USD\nANS: t
     """
 
     code = "TE_W001"
