@@ -68,6 +68,12 @@ def add_te_commands(subparsers: Any) -> None:
     emit.add_argument(
         "--raw", action="store_true", help="write the whole completion, not the extracted trace"
     )
+    emit.add_argument(
+        "--prompt-version",
+        type=int,
+        default=None,
+        help="te_emit prompt version (default: the latest; 1 replays the committed recordings)",
+    )
     add_llm_options(emit)
     emit.set_defaults(handler=_cmd_emit)
 
@@ -161,7 +167,7 @@ def _cmd_emit(args: argparse.Namespace) -> int:
     client = llm_client(args)
     from cotaudit.frontends.te_emit import emit
 
-    emission = emit(client, problem, tag=Path(args.path).name)
+    emission = emit(client, problem, tag=Path(args.path).name, prompt_version=args.prompt_version)
     _emit(emission.completion if args.raw else emission.trace, args.output)
     verdict = f", full linter: {emission.verdict}" if emission.verdict else ""
     status = emission.status if emission.reason is None else f"{emission.status} ({emission.reason})"
