@@ -158,16 +158,16 @@ def test_switches_currency_units_and_steps() -> None:
 
 def test_percent_in_question_matches_decimal_in_annotation() -> None:
     out = convert(
-        "Josh buys a house for $80,000 and puts in $50,000 in repairs. This increased the value of the "
-        "house by 150%. How much profit did he make?",
-        "The cost was 80,000+50,000=$<<80000+50000=130000>>130,000\n"
-        "He increased the value by 80,000*1.5=<<80000*1.5=120000>>120,000\n"
-        "So the new value is 120,000+80,000=$<<120000+80000=200000>>200,000\n"
-        "So he made a profit of 200,000-130,000=$<<200000-130000=70000>>70,000\n#### 70000",
+        "Mia buys a boat for $60,000 and spends $20,000 on repairs. The repairs raise the boat's "
+        "value by 150%. What is her profit when she sells it?",
+        "She spent 60,000+20,000=$<<60000+20000=80000>>80,000\n"
+        "The value rose by 60,000*1.5=<<60000*1.5=90000>>90,000\n"
+        "So the boat is worth 90,000+60,000=$<<90000+60000=150000>>150,000\n"
+        "Her profit is 150,000-80,000=$<<150000-80000=70000>>70,000\n#### 70000",
     )
     text = lines(out)
-    assert text[1:4] == ["  q1 := 80000 [USD]", "  q2 := 50000 [USD]", "  q3 := 150%"]
-    assert "EQ[e2]: r2 = q1 * q3 = 120000" in text
+    assert text[1:4] == ["  q1 := 60000 [USD]", "  q2 := 20000 [USD]", "  q3 := 150%"]
+    assert "EQ[e2]: r2 = q1 * q3 = 90000" in text
     assert out.meta["values"]["q3"] == "3/2"
     assert text[-1] == "ANS: r4"
 
