@@ -43,6 +43,9 @@ def pairs(line: str) -> list[tuple[str, str]]:
         ("Labels: 3(7+1) = 24", [("3 * (7 + 1)", "24")]),
         ("Then (1/4)12 = 3 left", [("((1/4)) * 12", "3")]),
         ("Full boxes: 17 // 5 = 3", [("floor((17) / (5))", "3")]),
+        # a rate glued to its number, and powers
+        ("He earns $15/hour * 8 hours = $120", [("15 * 8", "120")]),
+        ("Then 2 ^ 3 = 8 and 3**2 = 9", [("(2) ** (3)", "8"), ("(3) ** (2)", "9")]),
         # signs and a label before a chain
         ("Fall 5 degrees = 2 - 5 = -3 degrees", [("2 - 5", "-3")]),
         # a chain, and a running total
@@ -162,6 +165,8 @@ def test_fresh_item_values() -> None:
         ("He has 3 + 4 = 7. Wait, he has 3 + 5 = 8.\n#### 8", "hedging"),
         # a prose chain that does not compute is skipped, not dropped
         ("He has 3 + 4 = 8 hats.\n#### 8", "annotation-mismatch"),
+        # precedence is the standard one: a left-to-right reading is not guessed
+        ("He has 10 - 2 * 3 = 24 pens.\n#### 24", "annotation-mismatch"),
         # an answer in other units than any computed value (dollars vs cents)
         ("Each pen costs $2 / 8 = $0.25.\n#### 25", "answer-not-derived"),
     ],

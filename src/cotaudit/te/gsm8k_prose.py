@@ -10,11 +10,13 @@ prose. :func:`prose_equations` reads it by *notation*, never by phrasing:
 * **fractions and mixed numbers**: a fraction written without spaces (``2/5``) is one operand,
   so ``12 / 2/5`` is 12 ÷ 2/5 = 30, not (12/2)/5; ``4 3/8`` and ``4 and 3/8`` are 4 + 3/8
   when the fraction is proper;
-* **operators**: ``+ - * / × ÷ − –``, ``x`` between two operands, ``//`` as floor division,
+* **operators**: ``+ - * / × ÷ − –``, ``^`` and ``**`` (powers, tighter than a sign), ``x``
+  between two operands, ``//`` as floor division,
   ``plus``, ``minus``, ``times``, ``divided by``, ``multiplied by``, ``equals``; a number or a
   parenthesis glued to a parenthesis multiplies (``3(7+1)``, ``(1/4)12``);
-* **words between numbers**: up to three words right after an operand are its unit (``9
-  apples``, ``6 km/hour``, ``20 blue ones``) and are skipped; anything longer, or a number or
+* **words between numbers**: a rate glued to its number (``15/hour``) and up to three words
+  right after an operand are its unit (``9 apples``, ``6 km/hour``, ``20 blue ones``) and are
+  skipped; anything longer, or a number or
   number word inside the run (``of a dozen``), ends the expression;
 * **chains** ``A = B = … = N``: every part must equal the last one, a numeral N; a leading part
   that is a lone numeral (``3 feet = 36 inches``) is a label or a unit conversion, not
@@ -47,7 +49,7 @@ from cotaudit.te.gsm8k_numbers import (
 _TOKEN = re.compile(
     r"(?P<num>(?:\$[ ]?)?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?|(?:\$[ ]?)?\.[0-9]+)"
     r"|(?P<ws>[ \t\u00a0\u200b]+)"
-    r"|(?P<op>//|[-+*/\u00d7\u00f7\u2212\u2013])"
+    r"|(?P<op>//|\*\*|\^|[-+*/\u00d7\u00f7\u2212\u2013])"
     r"|(?P<eq>=)"
     r"|(?P<pct>%)"
     r"|(?P<lp>\()"
@@ -57,6 +59,8 @@ _TOKEN = re.compile(
     re.DOTALL,
 )
 _ASCII = {"\u00d7": "*", "\u00f7": "/", "\u2212": "-", "\u2013": "-"}
+_BINARY = frozenset({"+", "-", "*", "/", "//"})
+_POWER = frozenset({"^", "**"})
 _WORD_OPS = {"plus": "+", "minus": "-", "times": "*"}
 _BY_OPS = {"divided": "/", "multiplied": "*"}
 # single-letter unit symbols: "60g" and "5m" are quantities, not coefficients of unknowns
@@ -306,7 +310,7 @@ class _Parser:
         part, i = first
         term, algebra, count, additive = part.text, part.algebra, 1, part.additive
         text = ""
-        while (tok := self.at(i)) is not None and tok.kind == "op":
+        while (tok := self.at(i)) is not None and tok.kind == "op" and tok.text in _BINARY:
             nxt = self.operand(i + 1, depth)
             if nxt is None:
                 break
@@ -376,10 +380,31 @@ class _Parser:
                 additive = False
             else:
                 break
+        # a power binds tighter than a sign: -2^2 is -(2^2)
+        while (nxt := self.at(i)) is not None and nxt.kind == "op" and nxt.text in _POWER:
+            exponent = self.operand(i + 1, depth + 1)
+            if exponent is None:
+                break
+            text, algebra, lone, i = (
+                f"({text}) ** ({exponent[0].text})",
+                algebra or exponent[0].algebra,
+                False,
+                exponent[1],
+            )
+            additive = False
         if sign:
-            text = f"-{text}" if tok.kind == "num" else f"-({text})"
+            text = f"-{text}" if tok.kind == "num" and lone else f"-({text})"
         quantity = lone and tok.kind in ("num", "mixed")
-        # a unit: up to three words, then an operator, '=' or the end of the expression
+        # a unit: a rate glued to the number ("15/hour"), then up to three words, then an
+        # operator, '=' or the end of the expression
+        if (
+            i + 1 < self.n
+            and self.toks[i].text == "/"
+            and self.toks[i + 1].kind == "word"
+            and _glued(self.toks[i - 1], self.toks[i])
+            and _glued(self.toks[i], self.toks[i + 1])
+        ):
+            i += 2
         k = i
         while k < self.n and k - i < MAX_UNIT_WORDS and self.toks[k].kind == "word":
             if self.toks[k].text.lower() in NUMBER_WORDS:  # "of a dozen" is no unit
