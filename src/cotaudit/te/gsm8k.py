@@ -2,8 +2,9 @@
 
 ``gsm8k_to_te(item, style)`` turns one GSM8K item (``question``, ``answer``) into a TE trace.
 Each distinct number in the question becomes a GIVEN name ``q1, q2, …``; every
-``<<lhs=result>>`` calculator annotation (or, on a solution line without one, every prose
-equation ``NUM (op NUM)+ = $?NUM``) becomes ``EQ[e<k>]: r<k> = <lhs'> = <result>``, with each
+``<<lhs=result>>`` calculator annotation (or, on a solution line without one, every equation
+its prose states, read by :mod:`cotaudit.te.gsm8k_prose`) becomes
+``EQ[e<k>]: r<k> = <lhs'> = <result>``, with each
 numeral rewritten by value to the most recent equal result ``r<j>``, else the equal ``q``;
 each solution line becomes a STEP; and GOAL/ANS name the last EQ whose value is the final
 answer. The converter never calls the linter. TE-51 (every converted trace lints CLEAN) is

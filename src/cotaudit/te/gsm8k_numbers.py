@@ -53,7 +53,7 @@ _WORD = re.compile(
 # A digit numeral in a question. The look-behinds refuse a numeral glued to a letter, digit,
 # '.' or ',', or following "d:" or "d/" (clock times, dates); the look-ahead refuses a
 # following letter (ordinals, "10am") or a further decimal, fraction or clock part. A rate
-# such as "$35/hour" still gives 35.
+# such as "$12/hour" still gives 12.
 _NUMERAL = re.compile(
     r"(?P<dollar>\$\s?)?"
     r"(?<![\w.,])(?<![0-9][:/])"
