@@ -51,6 +51,9 @@ def pairs(line: str) -> list[tuple[str, str]]:
         # a chain, and a running total
         ("So 6 / (1 + 2) = 6 / 3 = 2 each", [("6 / (1 + 2)", "2"), ("6 / 3", "2")]),
         ("Half is $9/2 = $4.50+$1.50=$6.00", [("(9/2)", "4.50"), ("4.50 + 1.50", "6.00")]),
+        # a restated value is kept, a conversion between units is cut
+        ("So 45 / 60 = 0.75 = 75% stayed", [("45 / 60", "75%")]),
+        ("Each is 10 / 4 = 2.5 m = 250 cm", [("10 / 4", "2.5")]),
         # percent points: a sum of bare numbers whose result carries '%'
         ("Altogether 35 + 15 + 20 = 70%", [("35% + 15% + 20%", "70%")]),
         # a decimal cut short, then a percent

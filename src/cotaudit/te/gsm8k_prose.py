@@ -266,6 +266,8 @@ def _mark_words(toks: list[_Tok], known_unknowns: frozenset[str] = frozenset()) 
         coefficient = prev is not None and prev.kind in ("num", "rp") and _glued(prev, tok)
         if tok.text in _NOT_UNKNOWNS and not coefficient:
             continue
+        if prev is not None and prev.kind == "num" and tok.text in _UNIT_LETTERS:
+            continue  # "2.5 m", "60g": a quantity, unless the letter is an unknown elsewhere
         beside = not coefficient and any(
             t is not None and (t.kind in ("op", "eq") or (t.kind in ("lp", "rp") and _glued_any(t, tok)))
             for t in (prev, nxt)
@@ -463,8 +465,9 @@ def _read(line: str, group_spaces: bool, unknowns: frozenset[str]) -> list[Prose
 def _run_equations(run: list[_Part]) -> list[ProseEquation]:
     """Equations of a run ``A = B = … = N`` of numeric parts.
 
-    A link between two lone quantities (``12 = 1`` in ``… = 12 inches = 1 foot``) is a unit
-    conversion or a label, not arithmetic: the run is cut there. A part that starts from the
+    A link between two lone quantities of different value (``12 = 1`` in ``… = 12 inches = 1
+    foot``) is a unit conversion or a label, not arithmetic: the run is cut there (``0.75 =
+    75%`` restates one value and is kept). A part that starts from the
     previous part's value (``A = q + c = d`` with A = q) is a running total: ``A = q`` and
     ``q + c = d``. Each piece then gives its non-lone parts (and any lone middle part that
     differs) against its last lone numeral; a leading lone quantity is a label.
@@ -472,7 +475,7 @@ def _run_equations(run: list[_Part]) -> list[ProseEquation]:
     pieces: list[list[_Part]] = [[]]
     for k, part in enumerate(run):
         prev = run[k - 1] if k else None
-        if prev is not None and prev.quantity and part.quantity:
+        if prev is not None and prev.quantity and part.quantity and not _same(prev.text, part.text):
             pieces.append([])
         elif (
             prev is not None
