@@ -434,7 +434,11 @@ class _Parser:
                 continue
             first = self.expr(i)
             if first is None:
-                i += 1
+                # a run of '(' fails the same way from each of them: retry from its last one
+                j = i + 1
+                while j < self.n and tok.kind == "lp" and self.toks[j].kind == "lp":
+                    j += 1
+                i = j - 1 if j - 1 > i else i + 1
                 continue
             parts, j = [first[0]], first[1]
             while (eq := self.at(j)) is not None and eq.kind == "eq":
