@@ -2,8 +2,9 @@
 
 ``gsm8k_to_te(item, style)`` turns one GSM8K item (``question``, ``answer``) into a TE trace.
 Each distinct number in the question becomes a GIVEN name ``q1, q2, …``; every
-``<<lhs=result>>`` calculator annotation (or, on a solution line without one, every prose
-equation ``NUM (op NUM)+ = $?NUM``) becomes ``EQ[e<k>]: r<k> = <lhs'> = <result>``, with each
+``<<lhs=result>>`` calculator annotation (or, on a solution line without one, every equation
+its prose states, read by :mod:`cotaudit.te.gsm8k_prose`) becomes
+``EQ[e<k>]: r<k> = <lhs'> = <result>``, with each
 numeral rewritten by value to the most recent equal result ``r<j>``, else the equal ``q``;
 each solution line becomes a STEP; and GOAL/ANS name the last EQ whose value is the final
 answer. The converter never calls the linter. TE-51 (every converted trace lints CLEAN) is
@@ -25,6 +26,13 @@ Skip reasons (``Converted.skip_reason``; short, stable, kebab-case):
     The solution has neither annotations nor prose equations.
 ``answer-not-derived``
     No EQ's value equals the final answer.
+``algebra``
+    No EQ's value equals the final answer, and the solution reaches it by solving for an
+    unknown (``2y + 5 = 11``); TE-50 converts arithmetic only, and an algebra line is never
+    read as arithmetic (``30 - 6 = 6 + k - 6`` is not ``30 - 6 = 6``).
+``hedging``
+    A solution line corrects itself ("wait, …", "actually, no"), which TE_E012 flags. The
+    text is kept as written (hedge words are never deleted), so the item is skipped instead.
 
 Seeding: each random style knob draws from its own ``random.Random(k)``, where ``k`` is the
 first 8 bytes (big-endian) of ``sha256(f"{style.seed}\\0{knob}\\0{question}\\0{answer}")`` and
@@ -42,6 +50,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import random
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -57,7 +66,6 @@ from cotaudit.te.gsm8k_numbers import (
     NoNames,
     NotArithmetic,
     arithmetic,
-    bare_equations,
     constant,
     normalise_lhs,
     numeral_text,
@@ -65,6 +73,8 @@ from cotaudit.te.gsm8k_numbers import (
     result_tolerance,
     scan_question,
 )
+from cotaudit.te.gsm8k_prose import expression_text, has_algebra, prose_equations, unknowns_in
+from cotaudit.te.hedges import hedges_in_prose
 from cotaudit.te.numeric import Value, fmt_fraction
 from cotaudit.te.unitcheck import DimensionError, UnitEnv, UnitT, known, unit_of
 from cotaudit.te.units import parse_unit
@@ -78,6 +88,8 @@ SKIP_REASONS: tuple[str, ...] = (
     "annotation-mismatch",
     "no-arithmetic",
     "answer-not-derived",
+    "algebra",
+    "hedging",
 )
 
 
@@ -147,6 +159,7 @@ class _Equation:
     claimed: Fraction  # value of the result
     approx: bool
     source: str  # "annotation" | "prose"
+    rounding: str | None = None  # "floor" | "ceil": the answer is this EQ's value rounded
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +168,7 @@ class _Solution:
     equations: list[_Equation]
 
 
-_HEDGE = re.compile(LintConfig().hedge_regex().pattern + r",?")  # "Actually, she" → "she"
+_HEDGE = LintConfig().hedge_regex()
 _FROM_WORD = re.compile(r"\bfrom\b")
 # A trailing bare or parenthesised `from a, b` clause, as TE-10 reads one.
 # Linear: the optional ")" and "." carry their own trailing whitespace (``\s*\)?\s*\.?\s*``
@@ -178,11 +191,20 @@ def gsm8k_to_te(item: Mapping[str, str], style: Style = CORPUS_STYLE) -> Convert
         gold = _final_answer(final_text if marker else "")
         meta["gold"] = fmt_fraction(gold)
         givens = _givens(question, style)
-        solutions = _solutions(solution, givens)
+        solutions = _solutions(solution, givens, unknowns_in(solution.split("\n")))
         equations = [eq for sol in solutions for eq in sol.equations]
+        unknowns = unknowns_in(solution.split("\n"))
+        algebra = any(has_algebra(line, unknowns) for line in solution.split("\n"))
         if not equations:
+            if algebra:
+                raise _Skip("algebra", "the solution solves for an unknown and states no arithmetic")
             raise _Skip("no-arithmetic", "no annotations and no prose equations")
-        answer_eq = _answer_equation(equations, gold)
+        try:
+            answer_eq = _answer_equation(equations, gold, solutions)
+        except _Skip as skip:
+            if algebra:
+                raise _Skip("algebra", f"{skip.detail}: it is reached by solving for an unknown") from None
+            raise
     except _Skip as skip:
         return Converted(None, skip.reason, {**meta, "detail": skip.detail})
     meta["currency_dropped"] = any(g.usd for g in givens) and _dimension_error(givens, equations)
@@ -248,7 +270,9 @@ def _givens(question: str, style: Style) -> list[_Given]:
     ]
 
 
-def _solutions(solution: str, givens: list[_Given]) -> list[_Solution]:
+def _solutions(
+    solution: str, givens: list[_Given], unknowns: frozenset[str] = frozenset()
+) -> list[_Solution]:
     """Solution lines with their equations, numerals rewritten by value (TE-50.3–4)."""
     by_value = {g.value: g.name for g in givens}
     results: list[tuple[Fraction, int]] = []  # (exact value, k) of every EQ so far
@@ -262,15 +286,21 @@ def _solutions(solution: str, givens: list[_Given]) -> list[_Solution]:
             lhs, sep, result = ann.rpartition("=")
             if not sep or not lhs.strip():
                 raise _Skip("unparseable-annotation", f"<<{ann}>>: no 'lhs=result'")
-            raw.append((normalise_lhs(lhs), numeral_text(result.strip()), "annotation"))
+            text = expression_text(lhs) if "//" in lhs else normalise_lhs(lhs)  # floor division
+            if text is None:
+                raise _Skip("unparseable-annotation", f"<<{ann}>>: not one arithmetic expression")
+            raw.append((text, numeral_text(result.strip()), "annotation"))
         if not annotations:
-            raw = [(eq.lhs, eq.result, "prose") for eq in bare_equations(line)]
+            raw = [(eq.lhs, eq.result, "prose") for eq in prose_equations(line, unknowns)]
         equations: list[_Equation] = []
         for lhs, result, source in raw:
             eq = _equation(lhs, result, source, len(results) + 1, by_value, results)
             equations.append(eq)
             results.append((eq.value, eq.index))
-        out.append(_Solution(_clean_text(prose), equations))
+        text = _clean_text(prose)
+        if found := hedges_in_prose(text, _HEDGE):
+            raise _Skip("hedging", f"the solution corrects itself ({found[0]!r})")
+        out.append(_Solution(text, equations))
     return out
 
 
@@ -327,14 +357,37 @@ def _rewrite(node: ir.Node, by_value: Mapping[Fraction, str], results: list[tupl
         return ir.BinOp(node.op, left, _rewrite(node.right, by_value, results), node.pos)
     if isinstance(node, ir.Unary):
         return ir.Unary(node.op, _rewrite(node.operand, by_value, results), node.pos)
+    if isinstance(node, ir.Call):
+        return ir.Call(node.func, tuple(_rewrite(a, by_value, results) for a in node.args), node.pos)
     return node
 
 
-def _answer_equation(equations: list[_Equation], gold: Fraction) -> _Equation:
+def _answer_equation(equations: list[_Equation], gold: Fraction, solutions: list[_Solution]) -> _Equation:
+    """The last EQ whose value is the final answer.
+
+    Two answers that no EQ states as such still count, each at its notation: a percentage
+    written ``N%`` whose final answer is the number N (``… = 60%``, ``#### 60``); and the last
+    EQ's value rounded to a whole number, when the text from that EQ on says it is rounded
+    (``round``, ``rounds``, ``rounded``, ``rounding``) and the answer is exactly one of
+    ``floor`` and ``ceil`` of it — ANS then declares the rounding (``ANS: ceil(r4)``, which
+    TE_E011 accepts, TE-41).
+    """
     for eq in reversed(equations):
         if gold in (eq.claimed, eq.value):
             return eq
+    for eq in reversed(equations):
+        if eq.result.endswith("%") and gold == eq.claimed * 100:
+            return eq
+    last = equations[-1]
+    where = next(k for k, sol in enumerate(solutions) if last in sol.equations)
+    after = [sol.text for sol in solutions[where:]]
+    down, up = math.floor(last.value), math.ceil(last.value)
+    if down != up and gold in (down, up) and any(_ROUNDING.search(text) for text in after):
+        return replace(last, rounding="floor" if gold == down else "ceil")
     raise _Skip("answer-not-derived", f"no EQ value equals {fmt_fraction(gold)}")
+
+
+_ROUNDING = re.compile(r"\bround(?:s|ed|ing)?\b", re.IGNORECASE)
 
 
 def _dimension_error(givens: list[_Given], equations: list[_Equation]) -> bool:
@@ -368,11 +421,8 @@ def _dimension_error(givens: list[_Given], equations: list[_Equation]) -> bool:
 
 
 def _clean_text(text: str) -> str:
-    """Delete hedge tokens, collapse whitespace, cut to ≤ 200 characters at a word boundary."""
-    text, hedges = _HEDGE.subn(" ", text)
+    """Collapse whitespace and cut to ≤ 200 characters at a word boundary; no word is deleted."""
     text = " ".join(text.split())
-    if hedges:  # "Actually, wait: he has" would otherwise leave ": he has"
-        text = text.lstrip(",;: ")
     if len(text) > MAX_STEP_CHARS:
         head = text[: MAX_STEP_CHARS + 1]
         space = head.rfind(" ")
@@ -408,6 +458,8 @@ def _with_value_refs(node: ir.Node, rng: random.Random, p: float) -> ir.Node:
         return ir.BinOp(node.op, left, _with_value_refs(node.right, rng, p), node.pos)
     if isinstance(node, ir.Unary):
         return ir.Unary(node.op, _with_value_refs(node.operand, rng, p), node.pos)
+    if isinstance(node, ir.Call):
+        return ir.Call(node.func, tuple(_with_value_refs(a, rng, p) for a in node.args), node.pos)
     return node
 
 
@@ -484,7 +536,7 @@ def _write(
             if checks_rng.random() < style.checks:
                 lines.append(f"CHECK[c{eq.index}]: arith: e{eq.index}.value == {eq.result}")
                 meta_checks.append({"id": f"c{eq.index}", "line": len(lines), "eq": f"e{eq.index}"})
-    lines.append(f"ANS: {answer_name}")
+    lines.append(f"ANS: {answer_eq.rounding}({answer_name})" if answer_eq.rounding else f"ANS: {answer_name}")
     values = {g.name: fmt_fraction(g.value) for g in givens}
     values.update({f"r{e.index}": fmt_fraction(e.value) for sol in solutions for e in sol.equations})
     meta: dict[str, Any] = {
