@@ -105,6 +105,8 @@ def _cmd_convert(args: argparse.Namespace) -> int:
             item_id = f"gsm8k-{index + 1:04d}"
             if converted.trace is None:
                 detail = converted.meta.get("detail")
+                if isinstance(detail, str) and len(detail) > 200:  # a hostile item: one short line
+                    detail = detail[:200] + "…"
                 skips.append(
                     f"cotaudit: skipped {item_id}: {converted.skip_reason}"
                     + (f" ({detail})" if detail else "")

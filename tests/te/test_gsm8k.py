@@ -419,6 +419,24 @@ def test_convert_jsonl_and_summarise(tmp_path: Path) -> None:
     assert [c.skip_reason for _, c in convert_jsonl(path)] == ["bad-item"]
 
 
+def test_an_item_with_huge_numerals_is_a_skip_not_a_stopped_run(tmp_path: Path) -> None:
+    # a 5,000-digit run used to raise ValueError out of int(), which ended the whole conversion
+    # ("not GSM8K JSONL"); long digit runs are no quantities, and any item that still cannot be
+    # read is skipped with its reason
+    digits = "7" * 5000
+    huge = [
+        {"question": f"Al has {digits} 1/2 hats and 2 caps.", "answer": "He has <<2+2=4>>4.\n#### 4"},
+        {"question": "Al has 2 hats.", "answer": f"He has {digits} 1/3 + 4 = 7 hats.\n#### 7"},
+        {"question": f"Al has {digits}/{digits} hats.", "answer": "So 2 + 2 = 4.\n#### 4"},
+    ]
+    path = tmp_path / "huge.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in (*huge, JANET)) + "\n", encoding="utf-8")
+    results = [c for _, c in convert_jsonl(path, PLAIN)]
+    assert len(results) == 4 and results[-1].trace == EXAMPLE_T  # the run goes on to the end
+    assert results[0].trace is not None  # near miss: a long number in the question is ignored
+    assert results[1].trace is None and results[1].skip_reason
+
+
 # ---- TE-51 on the real test split --------------------------------------------------------------
 
 

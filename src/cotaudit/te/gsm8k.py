@@ -228,8 +228,15 @@ def convert_jsonl(
                 continue
             if limit is not None and index >= limit:
                 return
-            record = json.loads(raw)
-            yield index, gsm8k_to_te(record if isinstance(record, dict) else {}, style)
+            try:
+                record = json.loads(raw)
+            except ValueError as exc:
+                raise ValueError(f"item {index + 1} is not JSON ({exc})") from None
+            try:
+                yield index, gsm8k_to_te(record if isinstance(record, dict) else {}, style)
+            except (ValueError, ArithmeticError, RecursionError) as exc:  # one odd item is a skip
+                detail = f"{type(exc).__name__}: {str(exc)[:200]}"
+                yield index, Converted(None, "unreadable", {"index": index, "detail": detail})
             index += 1
 
 

@@ -50,16 +50,17 @@ _WORD = re.compile(
     re.IGNORECASE,
 )
 
-# A digit numeral in a question. The look-behinds refuse a numeral glued to a letter, digit,
+# A digit numeral in a question (at most 30 digits a part: a longer run is no quantity, and
+# int() refuses more than 4,300 digits). The look-behinds refuse a numeral glued to a letter, digit,
 # '.' or ',', or following "d:" or "d/" (clock times, dates); the look-ahead refuses a
 # following letter (ordinals, "10am") or a further decimal, fraction or clock part. A rate
 # such as "$12/hour" still gives 12.
 _NUMERAL = re.compile(
     r"(?P<dollar>\$\s?)?"
     r"(?<![\w.,])(?<![0-9][:/])"
-    r"(?:(?P<mw>[0-9]+)[ ](?:and[ ])?(?P<mn>[0-9]+)/(?P<md>[0-9]+)"
-    r"|(?P<fn>[0-9]+)/(?P<fd>[0-9]+)"
-    r"|(?P<num>[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?|\.[0-9]+))"
+    r"(?:(?P<mw>[0-9]{1,30})[ ](?:and[ ])?(?P<mn>[0-9]{1,30})/(?P<md>[0-9]{1,30})"
+    r"|(?P<fn>[0-9]{1,30})/(?P<fd>[0-9]{1,30})"
+    r"|(?P<num>[0-9]{1,3}(?:,[0-9]{3}){1,10}(?:\.[0-9]{1,30})?|[0-9]{1,30}(?:\.[0-9]{1,30})?|\.[0-9]{1,30}))"
     r"(?P<pct>[ ]?%)?"
     r"(?![\w]|[./:][0-9])"
 )

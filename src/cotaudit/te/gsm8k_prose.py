@@ -191,6 +191,7 @@ def _merge_numbers(raw: list[_Tok], group_spaces: bool) -> list[_Tok]:
             and raw[j].end == raw[j + 1].start
             and digits.isdigit()
             and raw[j + 1].text.isdigit()
+            and len(digits) + len(raw[j + 1].text) <= 60  # int() below: no 5,000-digit runs
             and j == i + 1
             and int(raw[j + 1].text) != 0
             and not (j + 2 < n and raw[j + 2].text == "/" and _glued(raw[j + 1], raw[j + 2]))
