@@ -186,6 +186,25 @@ def test_missing_dependency_inside_engine() -> None:
         api.check("NEEDZ3", engine="fake")
 
 
+def test_an_engines_own_error_is_an_invalid_report_not_an_escape() -> None:
+    # the fuzzer found certify's StoreError leaving api.check: the CLI then stopped the whole
+    # run. Only the caller's errors (a bad option, a missing extra) are raised.
+    class StoreBroke(CotauditError):
+        pass
+
+    def broken(text: str, **options: Any) -> Any:
+        if text == "usage":
+            raise UsageError("engine 'picky': no such option")  # the near miss: still raised
+        raise StoreBroke("query id 'q3' was already answered")
+
+    api.register_engine("picky", broken)
+    report = api.check("x", engine="picky")
+    assert report.verdict == "invalid" and report.details["exception"] == "StoreBroke"
+    assert "internal error in engine 'picky'" in report.details["error"]
+    with pytest.raises(UsageError, match="no such option"):
+        api.check("usage", engine="picky")
+
+
 def test_engine_returning_garbage_is_invalid() -> None:
     def garbage(text: str, **options: Any) -> Any:
         return {"verdict": "pass"}

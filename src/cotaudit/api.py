@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 from cotaudit.errors import (
-    CotauditError,
     EngineUnavailable,
     InputError,
     MissingDependency,
@@ -122,7 +121,7 @@ def check(
     except MemoryError:  # a process limit (limits.limit_process_memory) hit inside the engine
         mb = limits.memory_mb if limits is not None and limits.memory_mb is not None else 0
         return budget_report(engine, text, path, item_id, "memory", mb)
-    except CotauditError:
+    except (UsageError, MissingDependency):  # the caller's to fix: an option, an extra
         raise
     except ModuleNotFoundError as exc:
         if exc.name and not exc.name.startswith("cotaudit"):

@@ -30,7 +30,9 @@ def test_convert_writes_checkable_jsonl(tmp_path: Path, capsys: pytest.CaptureFi
     out = tmp_path / "te.jsonl"
     args = ["te", "convert", str(src), "-o", str(out), "--checks", "0", "--value-refs", "0"]
     assert cli.main(args) == 0
-    assert "converted 1 of 2 items (skipped: bad-final 1)" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "converted 1 of 2 items (skipped: bad-final 1)" in err
+    assert "cotaudit: skipped gsm8k-0002: bad-final (final answer '')" in err  # each skip, with its reason
     record = json.loads(out.read_text().splitlines()[0])
     assert record["engine"] == "te" and record["id"] == "gsm8k-0001"
     assert record["text"] == (ROOT / "examples" / "te" / "T_gsm8k_janet.te").read_text()

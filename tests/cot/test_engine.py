@@ -114,6 +114,26 @@ def test_size_limits_warn_and_stay_bounded() -> None:
 def test_hostile_text_gives_a_bounded_report(text: str) -> None:
     r = run(text)
     assert r.verdict in ("pass", "fail", "abstain", "invalid")
+
+
+@pytest.mark.parametrize(
+    ("record", "why"),
+    [
+        ('{"steps": ["2 + 2 = 4"], "meta": ' + "7" * 5000 + "}", "5000 characters"),
+        ('{"steps": ["2 + 2 = 4"], "x": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested"),
+        ('{"steps": ["2 + 2 = 4"], "score": NaN}', "NaN"),
+    ],
+)
+def test_hostile_records_are_a_diagnostic(record: str, why: str) -> None:
+    # found by the fuzzer: a 5,000-digit integer raised ValueError out of json.loads (an
+    # internal error); deep nesting and NaN are the same class (the JSON decoder's own limits)
+    r = run(record, path="x.cot.json")
+    assert r.verdict == "invalid" and codes(r) == ["COT_E004"] and why in r.findings[0].message
+
+
+def test_a_long_number_within_the_bound_is_read() -> None:  # near miss of the above
+    r = run('{"steps": ["2 + 2 = 4"], "meta": ' + "7" * 900 + "}", path="x.cot.json")
+    assert r.verdict == "pass"
     json.dumps(r.to_dict())
 
 

@@ -80,6 +80,8 @@ def test_te_emit_command_replays(tmp_path: Path, capsys: pytest.CaptureFixture[s
             str(FIXTURES / "te_emit"),
             "--llm-model",
             MODEL,
+            "--prompt-version",
+            "1",  # the recordings answer te_emit@v1 (the default is v2, issue 19)
         ]
     )
     captured = capsys.readouterr()
@@ -129,13 +131,30 @@ def test_eval_te_emit_command_replays(tmp_path: Path, capsys: pytest.CaptureFixt
         [
             "eval", "te-emit", "--datasets", "gsm8k", "--limit", "6", "--json", str(out_json),
             "--llm-mode", "replay", "--llm-cache", str(FIXTURES / "te_emit"), "--llm-model", MODEL,
+            "--prompt-version", "1",  # the recordings answer te_emit@v1
         ]
     )  # fmt: skip
     assert code == 0
     report = json.loads(out_json.read_text())
+    assert report["prompt"] == "te_emit@v1"
     expected = json.loads(expected_path("te_emit").read_text())
     assert report["datasets"]["gsm8k"] == expected["datasets"]["gsm8k"]
     assert "| gsm8k | 6 |" in capsys.readouterr().out
+
+
+def test_the_default_prompt_is_not_replayed_from_v1_recordings() -> None:
+    """Issue 19, 6 (a): te_emit@v2 is the default; its requests have other keys, so the v1
+    recordings are never passed off as answers to it (a replay miss, not a made-up answer)."""
+    from cotaudit.frontends.te_emit import emission_request
+    from cotaudit.llm.types import ReplayMiss
+
+    client = replay_client("te_emit")
+    first = json.loads((FIXTURES / "te_emit.problems.jsonl").read_text().splitlines()[0])
+    request = emission_request(first["question"], tag="gsm8k-0")
+    assert request.prompt == "te_emit@v2"
+    with pytest.raises(ReplayMiss):
+        client.complete(request)
+    assert client.complete(emission_request(first["question"], tag="gsm8k-0", prompt_version=1)).text
 
 
 def test_eval_type6_comparison_replays_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

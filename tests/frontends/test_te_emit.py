@@ -67,3 +67,9 @@ def test_answers() -> None:
     assert ans_value("GIVEN:\n  n := 12\nGOAL: n\nANS: n\n") == ("n", Fraction(12))
     assert ans_value("GIVEN:\nGOAL: x\nANS: 3/4 [m]\n") == ("3/4", Fraction(3, 4))
     assert ans_value("no trace") == (None, None)
+
+
+def test_a_model_answer_with_a_huge_fraction_is_not_a_number() -> None:
+    # a 5,000-digit \\frac raised ValueError from int() (4,300 digits at most) out of number()
+    assert number("\\frac{" + "7" * 5000 + "}{3}") is None
+    assert number("\\frac{" + "7" * 60 + "}{3}") == Fraction(int("7" * 60), 3)  # near miss

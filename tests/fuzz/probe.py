@@ -17,7 +17,7 @@ import signal
 import time
 
 from cotaudit import api
-from cotaudit.errors import InputError
+from cotaudit.errors import UsageError
 from cotaudit.limits import checkpoint
 from cotaudit.report import Finding, InputRef, Location, Report
 
@@ -57,7 +57,7 @@ def probe_check(text: str, *, path: str | None = None, item_id: str | None = Non
     if "SEGV" in text:
         os.kill(os.getpid(), signal.SIGSEGV)
     if "ESCAPE" in text:
-        raise InputError("probe", "an error api.check lets through")
+        raise UsageError("probe: an error api.check lets through (the caller's to fix)")
     if "BOOM" in text:
         raise RuntimeError("probe exploded")
     if "SURROGATE" in text:

@@ -17,12 +17,14 @@ from .mutators import Context, mutate
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
+SEEDS = Path(__file__).resolve().parent / "seeds"  # seeds with no place among the examples
 
 
 @dataclass(frozen=True)
 class Target:
     """One thing to fuzz.
 
+    ``seed_glob`` is relative to ``examples/``, or to ``tests/fuzz/seeds/`` after ``seeds:``.
     ``kind``: ``engine`` runs ``cotaudit.check(text, engine, path=path)`` and every writer on
     the report; ``recheck`` runs certify's rechecker on a certificate text against the kernel
     of ``examples/certify/legal_prelim.cert.json``; ``kb_parser`` runs certify's ``.kb``
@@ -47,6 +49,9 @@ TARGETS: tuple[Target, ...] = (
     Target("certify-cert", "engine", "bundle", "certify/*.cert.json", True, "certify", "fuzz.cert.json"),
     Target("recheck", "recheck", "cert", "certify/*.cert.json", True),
     Target("kb-parser", "kb_parser", "kb", "certify/*.kb"),
+    Target("cot", "engine", "cot", "cot/*.txt", engine="cot", path="fuzz.txt"),
+    # BIG-Bench Mistake and ProcessBench shaped records (written for the fuzzer, no benchmark text)
+    Target("cot-record", "engine", "cotjson", "seeds:*.cot.json", True, "cot", "fuzz.cot.json"),
 )
 BY_NAME = {t.name: t for t in TARGETS}  # TARGETS and any registered by a plugin
 RECHECK_BUNDLE = EXAMPLES / "certify" / "legal_prelim.cert.json"
@@ -81,9 +86,10 @@ def seeds(name: str) -> tuple[tuple[str, str], ...]:
     The ``recheck`` target's seeds are the certificates inside the ``.cert.json`` bundles,
     written as the rechecker receives them (compact JSON)."""
     t = target(name)
-    files = sorted(EXAMPLES.glob(t.seed_glob))
+    base, glob = (SEEDS, t.seed_glob[6:]) if t.seed_glob.startswith("seeds:") else (EXAMPLES, t.seed_glob)
+    files = sorted(base.glob(glob))
     if not files:
-        raise FileNotFoundError(f"no seeds for fuzz target {name!r} under {EXAMPLES}/{t.seed_glob}")
+        raise FileNotFoundError(f"no seeds for fuzz target {name!r} under {base}/{glob}")
     out: list[tuple[str, str]] = []
     for f in files:
         text = f.read_text(encoding="utf-8")

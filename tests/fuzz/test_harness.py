@@ -184,7 +184,7 @@ def test_a_dead_worker_is_an_escape(probe_run: tuple[RunResult, Path]) -> None:
 
 
 def test_an_exception_out_of_check_is_an_escape(probe_run: tuple[RunResult, Path]) -> None:
-    assert _outcome(probe_run[0], "ESCAPE") == [("escaped", "InputError at cotaudit/api.py:check")]
+    assert _outcome(probe_run[0], "ESCAPE") == [("escaped", "UsageError at cotaudit/api.py:check")]
 
 
 def test_an_internal_error_report_is_caught_with_the_engine_frame(probe_run: tuple[RunResult, Path]) -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import pytest
 
 from .runner import RunConfig, RunResult, run
-from .targets import EXAMPLES, FuzzInput
+from .targets import EXAMPLES, SEEDS, FuzzInput
 
 NOT_PASS = ("fail", "abstain", "invalid")
 DIGITS = "7" * 5000  # past Python's 4,300-digit int/str conversion limit
@@ -101,6 +101,14 @@ def _kb_story(story: str) -> str:
 
 def _kb_evidence(evidence: str) -> str:
     return KB.replace('@story "p1 signed the form"', evidence)
+
+
+def _sort_record() -> str:
+    return (
+        (SEEDS / "wordsort.cot.json")
+        .read_text(encoding="utf-8")
+        .replace("Sort the following words alphabetically: List: ", "")
+    )
 
 
 @dataclass(frozen=True)
@@ -239,6 +247,26 @@ CASES = (
             "%% interface\n{", "%% interface\n" + '"signed": {"args": ["party"]}\n' * 100_000 + "x: {", 1
         ),
         ("invalid",),
+    ),
+    # found by the fuzzer (cot): digit runs past int()'s 4,300-digit limit read as numbers — a
+    # JSON number in a record, a letter position and a bucket number in a word-sorting trace (a
+    # bucket list it cannot read is not judged, so the rest of the trace may still pass)
+    Case("cot-clean", "cot-record", _sort_record(), ("pass",)),
+    Case(
+        "cot-record-5000-digits",
+        "cot-record",
+        _sort_record().replace('"task"', f'"n": {DIGITS}, "task"'),
+        ("invalid",),
+    ),
+    Case("cot-letter-5000-digits", "cot-record", _sort_record().replace("(16)", f"({DIGITS})"), NOT_PASS),
+    Case(
+        "cot-bucket-5000-digits",
+        "cot-record",
+        _sort_record().replace("(13) ", f"({DIGITS}) "),
+        ("pass", "abstain"),
+    ),
+    Case(
+        "cot-fraction-5000-digits", "cot", f"So 1 {DIGITS}/{DIGITS}7 = 2 and 2 + 2 = 4.", ("pass", "abstain")
     ),
     # size: 100k statements for type6 (its limit), and a report that size through the writers
     Case("type6-100k-lines", "type6", "T  p1 : The bridge is open.\n" * 100_000),

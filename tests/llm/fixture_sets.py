@@ -56,8 +56,10 @@ def _row(p: Any) -> dict[str, str]:
 
 def run_te_emit(client: LLMClient, record: bool) -> dict[str, Any]:
     from cotaudit.eval.te_emit import evaluate
+    from cotaudit.frontends.te_emit import RECORDED_PROMPT_VERSION
 
-    report = evaluate(client, emit_problems(record))
+    # recorded with te_emit@v1; the default is now v2 (issue 19), which no model here can answer
+    report = evaluate(client, emit_problems(record), prompt_version=RECORDED_PROMPT_VERSION)
     keep = ("id", "status", "reason", "verdict", "answer", "value", "correct", "structural_errors")
     return {
         "datasets": report["datasets"],

@@ -39,11 +39,29 @@ def test_te_emit_is_five_shot() -> None:
     assert roles == ["system"] + ["user", "assistant"] * 5 + ["user"]
 
 
-def test_the_five_shots_are_clean_te() -> None:
+@pytest.mark.parametrize("version", available()["te_emit"])
+def test_the_five_shots_are_clean_te(version: int) -> None:
     from cotaudit import te
 
-    shots = [m.content for m in load_prompt("te_emit").render(problem="p") if m.role == "assistant"]
+    messages = load_prompt("te_emit", version).render(problem="p")
+    assert [m.role for m in messages] == ["system"] + ["user", "assistant"] * 5 + ["user"]
+    shots = [m.content for m in messages if m.role == "assistant"]
     assert [te.lint(s).verdict for s in shots] == ["CLEAN"] * 5
+    assert all(not te.lint(s).diagnostics for s in shots)
+
+
+def test_te_emit_v2_teaches_rebinding_rounding_and_base_numerals() -> None:
+    """Issue 19, 6 (a): the syntax the linter added for the paper's false-positive causes is in
+    the rules and in a worked example each; v1 stays loadable for its recordings."""
+    import re
+
+    prompt = load_prompt("te_emit")
+    assert prompt.id == "te_emit@v2" and load_prompt("te_emit", 1).id == "te_emit@v1"
+    messages = prompt.render(problem="p")
+    rules = messages[0].content
+    shots = "\n".join(m.content for m in messages if m.role == "assistant")
+    for pattern in (r"EQ\[\w+\]: \w+ := ", r"≈ [0-9.]+", r"\b[0-9]+_[0-9]+\b"):
+        assert re.search(pattern, rules) and re.search(pattern, shots), pattern
 
 
 def test_missing_unknown_and_bad_versions_are_errors() -> None:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 import pytest
 
 from cotaudit.te import checkline, config, fastparse, grammar, units
-from cotaudit.te.corpus import gsm8k, gsm8k_numbers, gsm8k_write, perturb
+from cotaudit.te.corpus import gsm8k, gsm8k_numbers, gsm8k_prose, gsm8k_write, perturb
 from cotaudit.te.structure import hedging, parse_bodies, structural
 
 MIB = 1 << 20
@@ -73,6 +73,11 @@ def _unit(text: str) -> None:
         units.parse_unit(text)
 
 
+def _hedging(line: str) -> None:
+    lines = grammar.classify(["GIVEN:", "  a := 1", "GOAL: a", line, "ANS: a"], 10 * MIB)
+    hedging(lines, config.LintConfig(), lambda d: None, line)
+
+
 CASES: dict[str, Callable[[], object]] = {
     # the rewritten patterns, on exactly what made them super-linear
     "decl-head": lambda: grammar._DECL_HEAD.match("a" + SPACES + "x"),
@@ -88,8 +93,19 @@ CASES: dict[str, Callable[[], object]] = {
     "unit-text": lambda: _unit("m" + SPACES + "/" + SPACES + "x"),
     "gsm8k-from": lambda: gsm8k_write._defuse_from("so from a" + SPACES + "x"),
     "gsm8k-annotations": lambda: gsm8k._annotations("<<" * (MIB // 2)),
-    "gsm8k-bare": lambda: gsm8k_numbers.bare_equations("1 + " * (MIB // 4) + ")"),
+    "gsm8k-prose-chain": lambda: gsm8k_prose.prose_equations("1 + " * (MIB // 4) + ")"),
+    "gsm8k-prose-parens": lambda: gsm8k_prose.prose_equations("(" * (MIB // 2) + "1"),
+    "gsm8k-prose-words": lambda: gsm8k_prose.prose_equations("1 apples " * (MIB // 9) + "= 2"),
+    "gsm8k-prose-groups": lambda: gsm8k_prose.prose_equations("100 " * (MIB // 4) + "/ 2 = 1"),
+    "gsm8k-prose-eqs": lambda: gsm8k_prose.prose_equations("1 + 1 = " * (MIB // 8) + "x"),
+    "gsm8k-spaced": lambda: gsm8k_numbers.scan_question("000 " * (MIB // 4) + "/"),
     "gsm8k-numerals": lambda: gsm8k_numbers.scan_question("1 1 " * (MIB // 16) + "1/"),  # 256 KiB
+    # TE_E012 looks at a bounded window around each hedge word (issue 19)
+    "hedge-interjections": lambda: _hedging("STEP[s1]: " + "oh " * (MIB // 3) + "wait"),
+    "hedge-markers": lambda: _hedging("STEP[s1]: " + ", wait" * (MIB // 6)),
+    "hedge-blanks": lambda: _hedging("STEP[s1]: wait" + SPACES + "x"),
+    "hedge-words": lambda: _hedging("STEP[s1]: " + "but actually " * (MIB // 13) + "x"),
+    "hedge-goal": lambda: _hedging("GOAL: a" + SPACES + "[" + " wait" * (MIB // 5)),
     "perturb-unit-blanks": lambda: perturb._trailing_unit("x" + SPACES + "y"),
     "perturb-unit-brackets": lambda: perturb._trailing_unit("[" * MIB + "]"),
 }

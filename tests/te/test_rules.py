@@ -43,3 +43,17 @@ def test_rule_layers_match_the_m1_preset() -> None:
     structural = {code for code, rule in RULES.items() if rule.layer == "structural"}
     assert structural.isdisjoint(te.M1.disabled_rules)
     assert structural == {"TE_E001", "TE_E002", "TE_E003", "TE_E008", "TE_E010", "TE_E012", "TE_E013"}
+
+
+def test_a_unit_claim_on_a_unitless_value_is_undecided_not_false() -> None:
+    """Issue 19, 6 (b): TE-39 types a value without a declared unit as *unknown* (gradual
+    typing), and TE_W001 covers "a unit claim involves an unknown unit"; E007 needs a false
+    claim, which two known, incompatible units make. strict=True lets the warning count."""
+    trace = "GIVEN:\n  a := 2\nGOAL: t\nEQ[e1]: t = a * 4 = 8\nCHECK[c1]: unit: e1.unit == {u}\nANS: t\n"
+    for unit in ("USD", "h", "dimensionless"):
+        result = te.lint(trace.format(u=unit), CONFIG)
+        assert result.at() == ["TE_W001@5"] and result.verdict == "CLEAN", unit
+        assert te.lint(trace.format(u=unit), CONFIG.with_(strict=True)).verdict == "FLAG"
+    known = trace.replace("a := 2", "a := 2 [h]")
+    assert te.lint(known.format(u="USD"), CONFIG).at() == ["TE_E007@5"]  # fires: h vs USD
+    assert te.lint(known.format(u="h"), CONFIG).at() == []  # near-miss: h vs h

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 from cotaudit import api, cli
+from cotaudit.boundedjson import JSONRejected, decode, nesting_depth
 from cotaudit.report import Report
 from cotaudit.report.jsonout import render_json
-from cotaudit.vericot.boundedjson import JSONRejected, decode, nesting_depth
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples" / "vericot").glob("*.vcot.json"))

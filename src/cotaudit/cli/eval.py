@@ -120,6 +120,9 @@ def _add_te_emit(engines: Any) -> None:
         "--data", help="directory holding gsm8k/ and math500/ (default: $COTAUDIT_DATA or ../shared/data)"
     )
     emit.add_argument("--json", dest="json_out", help="write the figures and every item as JSON")
+    emit.add_argument(
+        "--prompt-version", type=int, default=None, help="te_emit prompt version (default: the latest)"
+    )
     emit.add_argument("-o", "--output", help="write the Markdown report here (default: stdout)")
     add_llm_options(emit)
     emit.set_defaults(handler=_cmd_eval_te_emit)
@@ -142,7 +145,7 @@ def _cmd_eval_te_emit(args: argparse.Namespace) -> int:
             raise InputError(str(path), f"{name} test split not found (pass --data DIR or set COTAUDIT_DATA)")
         problems += te_emit.load_problems(name, path, limit=args.limit, offset=args.offset)
     client = llm_client(args)  # no model: a one-line "not configured" error, never made-up figures
-    report = te_emit.evaluate(client, problems)
+    report = te_emit.evaluate(client, problems, prompt_version=args.prompt_version)
     _write(te_emit.render(report), args.output)
     if args.json_out:
         _write(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False) + "\n", args.json_out)

@@ -68,6 +68,12 @@ def add_commands(subparsers: Any) -> None:
     emit.add_argument(
         "--raw", action="store_true", help="write the whole completion, not the extracted trace"
     )
+    emit.add_argument(
+        "--prompt-version",
+        type=int,
+        default=None,
+        help="te_emit prompt version (default: the latest; 1 replays the committed recordings)",
+    )
     add_llm_options(emit)
     emit.set_defaults(handler=_cmd_emit)
 
@@ -92,12 +98,20 @@ def _cmd_convert(args: argparse.Namespace) -> int:
         out.mkdir(parents=True, exist_ok=True)
     results = []
     lines: list[str] = []
+    skips: list[str] = []
     try:
         for index, converted in convert_jsonl(args.input, style, limit=args.limit):
             results.append(converted)
-            if converted.trace is None:
-                continue
             item_id = f"gsm8k-{index + 1:04d}"
+            if converted.trace is None:
+                detail = converted.meta.get("detail")
+                if isinstance(detail, str) and len(detail) > 200:  # a hostile item: one short line
+                    detail = detail[:200] + "…"
+                skips.append(
+                    f"cotaudit: skipped {item_id}: {converted.skip_reason}"
+                    + (f" ({detail})" if detail else "")
+                )
+                continue
             if args.format == "dir":
                 write_file(out / f"{item_id}.te", converted.trace)
             else:
@@ -109,6 +123,7 @@ def _cmd_convert(args: argparse.Namespace) -> int:
         _emit("".join(line + "\n" for line in lines), args.output)
     summary = summarise(results)
     skipped = ", ".join(f"{reason} {n}" for reason, n in sorted(summary.skipped.items()))
+    sys.stderr.write("".join(line + "\n" for line in skips))  # every skip with its reason
     sys.stderr.write(
         f"cotaudit: converted {summary.converted} of {summary.total} items"
         + (f" (skipped: {skipped})" if skipped else "")
@@ -154,7 +169,7 @@ def _cmd_emit(args: argparse.Namespace) -> int:
     client = llm_client(args)
     from cotaudit.frontends.te_emit import emit
 
-    emission = emit(client, problem, tag=Path(args.path).name)
+    emission = emit(client, problem, tag=Path(args.path).name, prompt_version=args.prompt_version)
     _emit(emission.completion if args.raw else emission.trace, args.output)
     verdict = f", full linter: {emission.verdict}" if emission.verdict else ""
     status = emission.status if emission.reason is None else f"{emission.status} ({emission.reason})"

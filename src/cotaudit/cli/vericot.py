@@ -301,7 +301,7 @@ def _cmd_inject(args: argparse.Namespace) -> int:
 
 def _read_jsonl(path: str) -> list[dict[str, Any]]:
     text = read_text(path)
-    from cotaudit.vericot.boundedjson import JSONRejected, decode
+    from cotaudit.boundedjson import JSONRejected, decode
 
     out = []
     for n, line in enumerate(text.splitlines(), start=1):

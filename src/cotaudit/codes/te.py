@@ -90,7 +90,7 @@ TE: tuple[Code, ...] = (
         "hedging-token",
         "error",
         "structural",
-        "A tagged line contains a hedging word (maybe, actually, wait, hmm).",
+        "A tagged line hedges: maybe or hmm, or a wait/actually that corrects the reasoning.",
     ),
     Code(
         "TE_E013",

@@ -233,8 +233,9 @@ class SideReader:
             or den.kind != "num"
             or not den.glued_left
             or "." in whole.value + num.value + den.value
+            or len(den.value) > 6  # before int(): a numerator is never longer than its denominator
+            or len(num.value) > len(den.value)
             or not 0 < int(num.value) < int(den.value)
-            or len(den.value) > 6
         ):
             return None
         after = self.peek(k + 3)

@@ -20,16 +20,18 @@ measured against.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from cotaudit.boundedjson import JSONRejected
+from cotaudit.boundedjson import decode as decode_json
 from cotaudit.cot.segment import Step, record_steps, split_steps
 from cotaudit.errors import CotauditError
 
 MAX_INPUT_CHARS = 4_000_000
 MAX_STEPS = 5_000
 MAX_STEP_CHARS = 20_000
+MAX_NUMBER_CHARS = 1_000  # characters of one JSON number in a record (a gold answer may be long)
 
 
 class BadInput(CotauditError):
@@ -90,12 +92,10 @@ def _from_text(text: str) -> Chain:
 
 
 def _from_record(text: str) -> Chain:
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BadInput(f"not a JSON record (line {exc.lineno}, col {exc.colno}: {exc.msg})") from None
-    except RecursionError:
-        raise BadInput("JSON nested too deeply") from None
+    try:  # bounded: nesting, number length (a 5,000-digit integer), no NaN/Infinity
+        obj = decode_json(text, max_number_chars=MAX_NUMBER_CHARS)
+    except JSONRejected as exc:
+        raise BadInput(f"not a JSON record: {exc.message}") from None
     if isinstance(obj, list):
         raise BadInput(
             f"a JSON list of {len(obj)} items: give one record per line (.jsonl) or use 'cotaudit eval cot'"

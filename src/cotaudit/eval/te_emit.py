@@ -23,8 +23,9 @@ from typing import Any
 
 from cotaudit import stats
 from cotaudit.frontends.answers import gsm8k_gold, same_answer
-from cotaudit.frontends.te_emit import Emission, emit
+from cotaudit.frontends.te_emit import PROMPT, Emission, emit
 from cotaudit.llm.client import LLMClient
+from cotaudit.llm.prompts import load_prompt
 
 DATASETS = ("gsm8k", "math500")
 
@@ -110,10 +111,15 @@ def _reason_kind(e: Emission) -> str:
     return head.split(" ", 1)[1] if head[:1].isdigit() else head
 
 
-def evaluate(client: LLMClient, problems: Sequence[Problem]) -> dict[str, Any]:
+def evaluate(
+    client: LLMClient, problems: Sequence[Problem], *, prompt_version: int | None = None
+) -> dict[str, Any]:
     """Emit a trace per problem (on the client's threads) and compute the figures per dataset."""
-    emissions = client.map(lambda p: emit(client, p.question, tag=p.id), list(problems))
-    report: dict[str, Any] = {"client": client.describe(), "datasets": {}, "items": []}
+    emissions = client.map(
+        lambda p: emit(client, p.question, tag=p.id, prompt_version=prompt_version), list(problems)
+    )
+    prompt = load_prompt(PROMPT, prompt_version).id
+    report: dict[str, Any] = {"client": client.describe(), "prompt": prompt, "datasets": {}, "items": []}
     for dataset in DATASETS:
         rows = [(p, e) for p, e in zip(problems, emissions, strict=True) if p.dataset == dataset]
         if not rows:
@@ -161,7 +167,8 @@ def render(report: dict[str, Any]) -> str:
     lines = [
         "# te emission",
         "",
-        f"Model `{client['model']}` (cache mode `{client['mode']}`), the 5-shot TE prompt, temperature 0.",
+        f"Model `{client['model']}` (cache mode `{client['mode']}`), the 5-shot TE prompt "
+        f"`{report.get('prompt', PROMPT)}`, temperature 0.",
         "",
         "| dataset | problems | structural compliance [95% Wilson] | CLEAN (full linter) | answer accuracy "
         "[95% Wilson] | abstained | paper 5-shot compliance / accuracy |",

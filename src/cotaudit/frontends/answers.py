@@ -33,12 +33,12 @@ def number(text: str) -> Fraction | None:
     """A rational from ``18``, ``1,234``, ``$2.50``, ``3/4``, ``-\\frac{1}{2}``; else ``None``."""
     cleaned = _LATEX_WRAP.sub(r"\1", text.strip()).strip().rstrip(".")
     cleaned = _NUMBER_NOISE.sub("", cleaned)
+    if not cleaned or len(cleaned) > 80:  # before int(): it refuses more than 4,300 digits
+        return None
     m = _FRAC.match(cleaned)
     if m:
         sign, num, den = m.groups()
         return None if int(den) == 0 else Fraction(int(num), int(den)) * (-1 if sign else 1)
-    if not cleaned or len(cleaned) > 80:
-        return None
     try:
         return constant(arithmetic(cleaned))
     except (NotArithmetic, ZeroDivisionError, ValueError):

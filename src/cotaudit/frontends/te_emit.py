@@ -25,6 +25,10 @@ from cotaudit.llm.types import LLMError, ReplayMiss, Request
 from cotaudit.te.grammar import extract_trace
 
 PROMPT = "te_emit"
+RECORDED_PROMPT_VERSION = 1
+"""The version the committed replay recordings answer (tests/fixtures/llm/te_emit). The default
+is the latest version (v2 teaches ``:=`` rebinding, ``≈`` and base-n numerals, issue 19); a
+recording is keyed by the prompt's id and text, so v1 stays selectable to replay it."""
 EmitStatus = Literal["compliant", "noncompliant", "abstain"]
 
 
@@ -56,9 +60,12 @@ class Emission:
         }
 
 
-def emission_request(problem: str, *, sample: int = 0, max_tokens: int = 512, tag: str = "") -> Request:
-    """The 5-shot TE request for ``problem`` (temperature 0)."""
-    prompt = load_prompt(PROMPT)
+def emission_request(
+    problem: str, *, sample: int = 0, max_tokens: int = 512, tag: str = "", prompt_version: int | None = None
+) -> Request:
+    """The 5-shot TE request for ``problem`` (temperature 0), with the latest prompt unless
+    ``prompt_version`` names another."""
+    prompt = load_prompt(PROMPT, prompt_version)
     return Request(
         prompt.render(problem=" ".join(problem.split())),
         prompt=prompt.id,
@@ -69,10 +76,13 @@ def emission_request(problem: str, *, sample: int = 0, max_tokens: int = 512, ta
     )
 
 
-def emit(client: LLMClient, problem: str, *, sample: int = 0, tag: str = "") -> Emission:
+def emit(
+    client: LLMClient, problem: str, *, sample: int = 0, tag: str = "", prompt_version: int | None = None
+) -> Emission:
     """Ask for a TE trace of ``problem`` and check it (see the module doc)."""
     try:
-        completion = client.complete(emission_request(problem, sample=sample, tag=tag)).text
+        request = emission_request(problem, sample=sample, tag=tag, prompt_version=prompt_version)
+        completion = client.complete(request).text
     except ReplayMiss:
         raise
     except LLMError as exc:

@@ -146,6 +146,12 @@ class CheckDisagrees(Rule):
 
     Okay: GIVEN:\n  c := 100\n  n := 3\nGOAL: p\nEQ[e4]: p = c / n ≈ 33.3\nCHECK[c1]: arith: e4.value == 33 ± 0.5\nANS: p
     TE_E007@5: GIVEN:\n  a := 4\nGOAL: b\nEQ[e1]: b = a * 2 = 8\nCHECK[c1]: arith: e1.value == 9\nANS: b
+
+    A unit claim is false only between known units; on a value without a known unit (gradual
+    typing, TE-39) it cannot be decided and is TE_W001, never E007 (docs/te.md, issue 19).
+
+    TE_E007@5: GIVEN:\n  h := 2 [h]\nGOAL: t\nEQ[e1]: t = h * 4 = 8\nCHECK[c1]: unit: e1.unit == USD\nANS: t
+    Okay: GIVEN:\n  a := 2\nGOAL: t\nEQ[e1]: t = a * 4 = 8\nCHECK[c1]: unit: e1.unit == USD\nANS: t
     """
 
     code = "TE_E007"
@@ -199,10 +205,24 @@ class AnswerNotDerived(Rule):
 
 @register
 class HedgingToken(Rule):
-    r"""No hedging words (maybe, actually, wait, hmm) on tagged lines.
+    r"""No hedging on tagged lines: a self-correction, not the word (:mod:`cotaudit.te.hedges`).
+
+    ``maybe`` and ``hmm`` are hedges anywhere outside a STRING; ``wait`` and ``actually`` only
+    where they open a clause and are set off by punctuation or followed by a correction.
 
     Okay: GIVEN:\n  wait_time := 4\nGOAL: t\nEQ[e1]: t = wait_time * 2 = 8\nSTEP[s1]: awaiting the result (from e1)\nANS: t
+    Okay: GIVEN:\n  d := 3\n  note := "hmm, check the rate"\nGOAL: t\nEQ[e1]: t = d * 7 = 21\nANS: t
+    Okay: GIVEN:\n  d := 3\nGOAL: t\nSTEP[s1]: they wait for 3*7=21 more days (from d)\nEQ[e1]: t = d * 7 = 21\nANS: t
+    Okay: GIVEN:\n  d := 3\nGOAL: t\nSTEP[s1]: after the final wait, she actually walks 21 km\nEQ[e1]: t = d * 7 = 21\nANS: t
+    Okay: GIVEN:\n  d := 3\nGOAL: t\nSTEP[s1]: Wait time is three weeks. But he actually rides the bus\nEQ[e1]: t = d * 7 = 21\nANS: t
+    Okay: GIVEN:\n  wait := 3\nGOAL: t\nEQ[e1]: t = max(1, wait, 2) * 7 = 21\nANS: t
     TE_E012@5: GIVEN:\n  bill := 40\nGOAL: t\nEQ[e1]: t = bill + 6 = 46\nSTEP[s1]: wait, the tip goes on top (from e1)\nANS: t
+    TE_E012@4: GIVEN:\n  d := 3\nGOAL: t\nSTEP[s1]: 3 weeks is 20 days, actually, no: 21\nEQ[e1]: t = d * 7 = 21\nANS: t
+    TE_E012@4: GIVEN:\n  d := 3\nGOAL: t\nSTEP[s1]: hmm, let me redo the weeks\nEQ[e1]: t = d * 7 = 21\nANS: t
+    TE_E012@4: GIVEN:\n  d := 3\nGOAL: t\nSTEP[s1]: maybe I made a mistake (from d)\nEQ[e1]: t = d * 7 = 21\nANS: t
+    TE_E012@4: GIVEN:\n  d := 3\nGOAL: t\nSTEP[s1]: That is 20. Oh wait that is wrong\nEQ[e1]: t = d * 7 = 21\nANS: t
+    TE_E012@4: GIVEN:\n  d := 3\nGOAL: t\nSTEP[s1]: Actually I need days, not weeks\nEQ[e1]: t = d * 7 = 21\nANS: t
+    TE_E012@5: GIVEN:\n  d := 3\nGOAL: t\nEQ[e1]: t = d * 7 = 21\nEQ[e2]: maybe = t + 0 = 21\nANS: t
     """
 
     code = "TE_E012"
@@ -238,6 +258,9 @@ class UndecidableClaim(Rule):
 
     Okay: GIVEN:\n  n := param(integer, positive)\nGOAL: S\nEQ[e1]: S = n*(n + 1)/2\nCHECK[c1]: domain: is_positive(e1.value)\nANS: S
     TE_W001@5: GIVEN:\n  n := param(integer, positive)\nGOAL: S\nEQ[e1]: S = n*(n + 1)/2\nCHECK[c1]: domain: is_integer(e1.value)\nANS: S
+    TE_W001@5: GIVEN:\n  a := 2\nGOAL: t\nEQ[e1]: t = a * 4 = 8\nCHECK[c1]: unit: e1.unit == USD\nANS: t
+    TE_W001@5: GIVEN:\n  a := 2\nGOAL: t\nEQ[e1]: t = 3 * 4 = 12\nCHECK[c1]: unit: e1.unit != USD\nANS: t
+    Okay: GIVEN:\n  a := 2 [USD]\nGOAL: t\nEQ[e1]: t = a * 4 = 8 [USD]\nCHECK[c1]: unit: e1.unit == USD\nANS: t
     """
 
     code = "TE_W001"

@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from cotaudit.te import hedges
 from cotaudit.te.config import Diagnostic, LintConfig
 from cotaudit.te.grammar import (
     Decl,
@@ -315,7 +316,11 @@ def _e008(emit: Emit, open_ln: Line, oid: str, reported: set[int], **where: Any)
 
 
 def hedging(lines: list[Line], config: LintConfig, emit: Emit, text: str) -> None:
-    """E012: a hedging word on a tagged or declaration line, outside STRING values."""
+    """E012: a hedge on a tagged or declaration line, outside STRING values.
+
+    ``wait`` and ``actually`` count only as a self-correction in free text
+    (:mod:`cotaudit.te.hedges`); the other tokens count wherever they stand.
+    """
     pattern = config.hedge_regex()
     if not pattern.search(text):
         return  # the common case: one scan of the whole trace
@@ -326,7 +331,13 @@ def hedging(lines: list[Line], config: LintConfig, emit: Emit, text: str) -> Non
         if isinstance(ln.parsed, Decl) and ln.parsed.kind == "doc":
             start = ln.parsed.value_col
             text = text[:start] + " " * len(ln.parsed.value) + text[start + len(ln.parsed.value) :]
-        matches = list(pattern.finditer(text))
+        prose = _free_text(ln)
+        matches = [
+            m
+            for m in pattern.finditer(text)
+            if not hedges.is_contextual(m.group())
+            or (prose and hedges.is_marker(text, m.start(), m.end(), ln.body_col))
+        ]
         if matches:
             tokens = [m.group() for m in matches]
             diag(
@@ -337,3 +348,13 @@ def hedging(lines: list[Line], config: LintConfig, emit: Emit, text: str) -> Non
                 f"hedging word '{tokens[0]}': state what you computed",
                 tokens=tokens,
             )
+
+
+_BARE_GOAL = re.compile(r"[ \t]*[A-Za-z_]\w*[ \t]*(?:\[[^\]]*\][ \t]*)?")
+
+
+def _free_text(ln: Line) -> bool:
+    """Is the body prose (STEP, OPEN, a GOAL in words) rather than an expression or a name?"""
+    if ln.kind is Kind.BRACKET:
+        return ln.tag in ("STEP", "OPEN")
+    return ln.kind is Kind.HEADER and ln.tag == "GOAL" and _BARE_GOAL.fullmatch(ln.body) is None

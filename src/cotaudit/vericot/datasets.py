@@ -56,7 +56,7 @@ def load_items(dataset: str, split: str) -> list[dict[str, Any]]:
 def load_items_file(path: str | Path) -> list[dict[str, Any]]:
     """Items from any JSON file in the corpus shape: a list of objects with ``id``, ``context``,
     ``question``, ``answer`` and, for chain mode, ``explanation`` (a list of sentences)."""
-    from cotaudit.vericot.boundedjson import JSONRejected, decode
+    from cotaudit.boundedjson import JSONRejected, decode
 
     try:
         text = Path(path).read_text(encoding="utf-8")

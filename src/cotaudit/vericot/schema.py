@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
-from cotaudit.vericot import boundedjson
+import cotaudit.boundedjson as boundedjson
 
 
 class _Model(BaseModel):

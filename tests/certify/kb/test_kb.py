@@ -213,3 +213,19 @@ def test_random_units_never_raise(lines: list[str]) -> None:
 
 def test_overlay_fact_loader() -> None:
     assert Fact("q1", parse_literal("p(a)")).key == "f:p(a)"
+
+
+def test_a_label_equal_to_an_unlabelled_querys_default_id_is_no_clash() -> None:
+    # found by the fuzzer: the store names an unlabelled query q<seq>; a later [q3] in the same
+    # file then raised StoreError ("already answered") out of api.check
+    base = (EXAMPLES / "redundant_rules.kb").read_text(encoding="utf-8")
+    alone = api.check(base, "certify", path="x.kb")
+    ids = [q["query_id"] for q in alone.details["queries"]]
+    assert alone.verdict == "pass" and ids == ["q3", "q4", "q5"]  # near miss: defaults kept
+    extra = base + "\n%% queries\n[q3] ?- q(k1) => yes.\n[q4] ?- q(k2) => no.\n?- t(k1) => yes.\n"
+    both = api.check(extra, "certify", path="x.kb")
+    ids = [q["query_id"] for q in both.details["queries"]]
+    assert both.verdict == "pass" and len(set(ids)) == 6 and ids[3:5] == ["q3", "q4"]
+    assert [q["status"] for q in both.details["queries"]][:3] == [
+        q["status"] for q in alone.details["queries"]
+    ]

@@ -20,7 +20,8 @@ from cotaudit.te.corpus.gsm8k import (
     gsm8k_to_te,
     summarise,
 )
-from cotaudit.te.corpus.gsm8k_numbers import bare_equations, scan_question
+from cotaudit.te.corpus.gsm8k_numbers import scan_question
+from cotaudit.te.corpus.gsm8k_prose import prose_equations
 
 GSM8K_TEST = Path(__file__).resolve().parents[4] / "shared" / "data" / "gsm8k" / "test.jsonl"
 LINT = te.LintConfig(symbolic="inprocess")
@@ -157,16 +158,16 @@ def test_switches_currency_units_and_steps() -> None:
 
 def test_percent_in_question_matches_decimal_in_annotation() -> None:
     out = convert(
-        "Josh buys a house for $80,000 and puts in $50,000 in repairs. This increased the value of the "
-        "house by 150%. How much profit did he make?",
-        "The cost was 80,000+50,000=$<<80000+50000=130000>>130,000\n"
-        "He increased the value by 80,000*1.5=<<80000*1.5=120000>>120,000\n"
-        "So the new value is 120,000+80,000=$<<120000+80000=200000>>200,000\n"
-        "So he made a profit of 200,000-130,000=$<<200000-130000=70000>>70,000\n#### 70000",
+        "Mia buys a boat for $60,000 and spends $20,000 on repairs. The repairs raise the boat's "
+        "value by 150%. What is her profit when she sells it?",
+        "She spent 60,000+20,000=$<<60000+20000=80000>>80,000\n"
+        "The value rose by 60,000*1.5=<<60000*1.5=90000>>90,000\n"
+        "So the boat is worth 90,000+60,000=$<<90000+60000=150000>>150,000\n"
+        "Her profit is 150,000-80,000=$<<150000-80000=70000>>70,000\n#### 70000",
     )
     text = lines(out)
-    assert text[1:4] == ["  q1 := 80000 [USD]", "  q2 := 50000 [USD]", "  q3 := 150%"]
-    assert "EQ[e2]: r2 = q1 * q3 = 120000" in text
+    assert text[1:4] == ["  q1 := 60000 [USD]", "  q2 := 20000 [USD]", "  q3 := 150%"]
+    assert "EQ[e2]: r2 = q1 * q3 = 90000" in text
     assert out.meta["values"]["q3"] == "3/2"
     assert text[-1] == "ANS: r4"
 
@@ -284,27 +285,39 @@ def test_number_words_and_skipped_numerals() -> None:
     ]
 
 
-def test_bare_equations_ignore_algebra_and_expression_fragments() -> None:
-    assert bare_equations("So 3x +4 - 4 = 28 \u2013 4 and 27(1/3)=9 and 1 1/2 / 1/2 = 3.") == []
-    assert bare_equations("5 - 1 - 1/2 = 3 1/2 hours") == []
-    (eq,) = bare_equations("They spent $20.25 + $15.75 = $36.")
+def test_prose_equations_ignore_algebra_and_expression_fragments() -> None:
+    # invented lines: an algebra chain, a juxtaposition after a space, a sum continued after '='
+    assert prose_equations("So 5y + 2 - 2 = 40 \u2013 2 and 1/3 (27) + 4 = 13.") == []
+    assert prose_equations("Then 9 - 2 = 7 + k - 2 for the rest") == []
+    (eq,) = prose_equations("They spent $20.25 + $15.75 = $36.")
     assert (eq.lhs, eq.result) == ("20.25 + 15.75", "36")
 
 
 # ---- STEP text --------------------------------------------------------------------------------
 
 
-def test_step_text_hedges_removed_and_from_clause_defused() -> None:
+def test_step_text_is_kept_verbatim_and_from_clause_defused() -> None:
+    # issue 19: no word is deleted; "wait for" and "actually walks" are prose, not hedging
     out = convert(
         "Mo has 3 pies and 4 cakes.",
-        "Actually, wait: he has 3 + 4 = <<3+4=7>>7 treats.\nHe took the treats from Bob.\n"
-        "He took <<5*2=10>>10 treats (from Al)\nHmm maybe the answer is 7.\n#### 7",
+        "He has to wait for 3 + 4 = <<3+4=7>>7 days.\nHe took the treats from Bob.\n"
+        "He took <<5*2=10>>10 treats (from Al)\nAfter the final wait, he actually walks 7 miles.\n#### 7",
     )
     text = lines(out)
-    assert "STEP[s1]: he has 3 + 4 = 7 treats. (from q1, q2)" in text
+    assert "STEP[s1]: He has to wait for 3 + 4 = 7 days. (from q1, q2)" in text
     assert "STEP[s2]: He took the treats out of Bob." in text
     assert "STEP[s3]: He took 10 treats (out of Al)" in text  # its EQ cites nothing defined
-    assert "STEP[s4]: the answer is 7." in text
+    assert "STEP[s4]: After the final wait, he actually walks 7 miles." in text
+    assert te.lint(out.trace or "", LINT).verdict == "CLEAN"
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["Actually, wait: he has 3 + 4 = <<3+4=7>>7 treats.", "Hmm, let me redo it: 3 + 4 = <<3+4=7>>7 treats."],
+)
+def test_a_self_correcting_solution_is_skipped_not_rewritten(line: str) -> None:
+    out = gsm8k_to_te({"question": "Mo has 3 pies and 4 cakes.", "answer": line + "\n#### 7"})
+    assert out.trace is None and out.skip_reason == "hedging"
 
 
 def test_long_step_text_is_cut_at_a_word_boundary() -> None:
@@ -406,6 +419,24 @@ def test_convert_jsonl_and_summarise(tmp_path: Path) -> None:
     assert [c.skip_reason for _, c in convert_jsonl(path)] == ["bad-item"]
 
 
+def test_an_item_with_huge_numerals_is_a_skip_not_a_stopped_run(tmp_path: Path) -> None:
+    # a 5,000-digit run used to raise ValueError out of int(), which ended the whole conversion
+    # ("not GSM8K JSONL"); long digit runs are no quantities, and any item that still cannot be
+    # read is skipped with its reason
+    digits = "7" * 5000
+    huge = [
+        {"question": f"Al has {digits} 1/2 hats and 2 caps.", "answer": "He has <<2+2=4>>4.\n#### 4"},
+        {"question": "Al has 2 hats.", "answer": f"He has {digits} 1/3 + 4 = 7 hats.\n#### 7"},
+        {"question": f"Al has {digits}/{digits} hats.", "answer": "So 2 + 2 = 4.\n#### 4"},
+    ]
+    path = tmp_path / "huge.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in (*huge, JANET)) + "\n", encoding="utf-8")
+    results = [c for _, c in convert_jsonl(path, PLAIN)]
+    assert len(results) == 4 and results[-1].trace == EXAMPLE_T  # the run goes on to the end
+    assert results[0].trace is not None  # near miss: a long number in the question is ignored
+    assert results[1].trace is None and results[1].skip_reason
+
+
 # ---- TE-51 on the real test split --------------------------------------------------------------
 
 
@@ -418,7 +449,7 @@ def test_gsm8k_test_split_converts_and_lints_clean(style: Style) -> None:
     results = list(convert_jsonl(GSM8K_TEST, style))
     summary = summarise(c for _, c in results)
     assert summary.total == 1319
-    assert summary.converted >= 1250, summary.to_dict()
+    assert summary.converted >= 1293, summary.to_dict()  # ≥ 98% (issue 19)
     assert set(summary.skipped) <= set(SKIP_REASONS)
     flagged = []
     for index, out in results:

@@ -81,7 +81,8 @@ class _Run:
         self.units: list[dict[str, Any]] = []
         self.queries: list[dict[str, Any]] = []
         self.labels: dict[str, tuple[str, int]] = {}
-        self.query_ids: dict[str, int] = {}
+        self.query_ids: dict[str, int] = {}  # id -> line (0: an id this check gave)
+        self.query_labels: set[str] = set()  # every id the file gives a query
         self.undecided: list[str] = []  # labels of units the gate could not check
         self.unchecked = False  # a certificate could not be rechecked within the bounds
 
@@ -165,7 +166,9 @@ class _Run:
             self.findings.append(_finding(exc.reason, stmt.line + (exc.line or 1) - 1, exc.bare, {}))
             return
         qid = q.label or sec.args[0] if sec.kind == "query" and sec.args else q.label
-        if qid is not None:
+        if qid is None:
+            qid = self.auto_id()
+        else:
             if qid in self.query_ids:
                 self.findings.append(
                     _finding(
@@ -254,7 +257,19 @@ class _Run:
                 )
             )
 
+    def auto_id(self) -> str:
+        """The id of an unlabelled query: the store's own default (``q<seq>``), unless a label of
+        this file or an earlier query already has it (the store keys queries by id, so a later
+        ``[q3]`` must not meet an unlabelled query that was given ``q3``)."""
+        base = f"q{self.state.store.next_seq()}"
+        qid, n = base, 1
+        while qid in self.query_labels or qid in self.query_ids:
+            qid, n = f"{base}_{n}", n + 1
+        self.query_ids[qid] = 0
+        return qid
+
     def run(self) -> None:
+        self.query_labels = _query_labels(self.doc)
         for sec in self.doc.sections:
             writer = sec.options.get("writer")
             if writer is not None and writer not in WRITERS:
@@ -284,6 +299,24 @@ class _Run:
                         )
                         continue
                     self.query(stmt, [], sec)
+
+
+def _query_labels(doc: KbDocument) -> set[str]:
+    """Every query id the file gives explicitly (section ids and ``[label]`` prefixes)."""
+    out: set[str] = set()
+    for sec in doc.sections:
+        if sec.kind == "query" and sec.args:
+            out.add(sec.args[0])
+        for stmt in sec.statements:
+            if not stmt.is_query:
+                continue
+            try:
+                label = parse_query(stmt.text).label
+            except ProgramError:
+                continue
+            if label is not None:
+                out.add(label)
+    return out
 
 
 def _stop_on_resource_bound(decisions: Sequence[GateDecision]) -> None:

@@ -30,6 +30,14 @@ position the premises already fix. Only complete steps are marked so for the eva
 never a finding.
 
 If a statement of the puzzle cannot be read, nothing is judged.
+
+**Losing track.** What counts as stated depends on the reader having read each restatement.
+A sentence that is not read (in this step or an earlier one) may restate any puzzle statement
+whose objects it all names; so a claim that does not follow from the statements stated so far
+is judged again with those statements added, and is a finding only if it does not follow from
+them either. (The other checks — a placement said to be possible, "can be any", an
+alternative, a position past n — fail on fewer premises only if they fail on all of them, so
+they stand.) A list marker before a step (``2)``, ``- ``) is not part of its first sentence.
 """
 
 from __future__ import annotations
@@ -51,6 +59,9 @@ from cotaudit.cot.replay.ordering import (
     neg,
     parse_puzzle,
 )
+from cotaudit.cot.replay.shape import unmark
+
+_FOLLOWS = "a claim that must follow from the statements stated so far"
 
 
 class LogicalDeduction:
@@ -68,10 +79,13 @@ class LogicalDeduction:
         solver = Solver(puzzle)
         frame = Frame()
         used: list[int] = []  # the statements the trace has stated so far
+        maybe: set[int] = set()  # statements an unread sentence may have restated
         for i, step in enumerate(steps):
             limits.checkpoint()
-            reading = StepReader(puzzle, frame).read(step)
+            reading = StepReader(puzzle, frame).read(unmark(step))
             out.notes.extend(f"step {i}: not read: {u!r}" for u in reading.unread)
+            for named in reading.unread_objects:
+                maybe |= {k for k, (_, f) in enumerate(puzzle.statements) if f.objects() <= named}
             complete = reading.complete
             claims = sorted(reading.claims, key=lambda c: c.offset)
             quoted: dict[int, int] = {}  # claim index -> statement
@@ -97,6 +111,13 @@ class LogicalDeduction:
                     continue
                 explain = not any(c.step == i and not c.ok for c in out.checks[-8:])
                 check, unsure = _judge(solver, premises, claim, i, explain)
+                wider = sorted(maybe.union(premises))
+                missed = len(wider) > len(premises)
+                if check is not None and not check.ok and check.what == _FOLLOWS and missed:
+                    # the premises may be short of a restatement the reader missed
+                    check, unsure = _judge(solver, wider, claim, i, explain)
+                    if check is not None and check.ok:
+                        check, unsure = None, True
                 if check is not None:
                     out.checks.append(check)
                 if check is None or unsure:
@@ -201,16 +222,14 @@ def _judge(
                     f"{_say(solver, alt)} is ruled out by the statements stated so far",
                     col,
                 ), False
-        return Check(
-            step, True, "a claim that must follow from the statements stated so far", said, "follows", col
-        ), False
+        return Check(step, True, _FOLLOWS, said, "follows", col), False
     counter = solver.counter_order(premises, fact) if explain else None
     note = f"the order {solver.describe(counter)} satisfies them and breaks it" if counter else ""
     stated = "; ".join(solver.puzzle.statements[k][0] for k in premises) or "none"
     return Check(
         step,
         False,
-        "a claim that must follow from the statements stated so far",
+        _FOLLOWS,
         said,
         f"does not follow from: {stated}"[:300],
         col,

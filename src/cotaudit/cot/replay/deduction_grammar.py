@@ -116,6 +116,7 @@ class StepReading:
     claims: list[Claim] = field(default_factory=list)
     complete: bool = True
     unread: list[str] = field(default_factory=list)
+    unread_objects: list[set[int]] = field(default_factory=list)  # the objects each unread one names
 
 
 def lower_ascii(text: str) -> str:

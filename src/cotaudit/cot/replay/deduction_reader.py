@@ -59,6 +59,7 @@ class StepReader:
         self.puzzle = puzzle
         self.lex: Lexicon = puzzle.lex
         self.frame = frame
+        self.missed: list[str] = []  # the clauses and list items not read
 
     def read(self, step: str) -> StepReading:
         out = StepReading()
@@ -69,9 +70,16 @@ class StepReader:
             sentence = m.group()
             if not sentence.strip(" .;!?\n\t"):
                 continue
+            mark = len(self.missed)
             if not self._sentence(sentence, m.start(), out):
                 out.complete = False
                 out.unread.append(sentence.strip()[:120])
+                for part in self.missed[mark:] or [sentence]:
+                    words = set(re.findall(r"[a-z']+", part.replace("-", " ")))
+                    named = {j for j, k in enumerate(self.lex.keys) if set(k.split()) <= words}
+                    out.unread_objects.append(named)
+        if len(step) > MAX_STEP_CHARS:
+            out.unread_objects.append(set(range(self.lex.n)))  # the rest may say anything
         return out
 
     # -- sentences
@@ -83,6 +91,8 @@ class StepReader:
             head = sentence[:start].strip(" ,")
             self.frame.forward = forward
             ok = head in ("", "so", "then", "therefore", "thus", "hence", "now")
+            if not ok:
+                self.missed.append(head)
             return self._list(sentence[end:], offset + end, forward, out) and ok
         subject: list[int] | None = None
         ok = True
@@ -93,6 +103,7 @@ class StepReader:
             if claims is None:
                 if not self._content_free(text):
                     ok = False
+                    self.missed.append(text)
                 continue
             for c in claims:
                 c.role = role
@@ -348,6 +359,7 @@ class StepReader:
                     claims, _ = self._assertion(item, offset + start + at_, None)
                 if claims is None:
                     ok = False
+                    self.missed.append(item)
                     continue
                 for c in claims:
                     c.role = "list"

@@ -34,6 +34,19 @@ _ANSWER = re.compile(r"the answer is\s*(-?[0-9]{1,30})[\s.]*$")
 _LABEL = re.compile(r"\b(?:calculate|is)\s+[-+*/() A-Z]{1,60}=")
 
 
+def _is_expression(text: str) -> bool:
+    return _PROBLEM.fullmatch(text.strip() + " ") is not None and any(c.isdigit() for c in text)
+
+
+def _expression(problem: str) -> str | None:
+    """The problem's expression: the whole problem, or after one label word ("Q: ((1 + 2) * 3) =")."""
+    text = problem.strip()
+    label, colon, rest = text.partition(":")
+    if colon and label.isalpha() and len(label) <= 12:
+        text = rest.strip()
+    return text if _is_expression(text) else None
+
+
 def _value(text: str) -> Fraction | None:
     try:
         return constant(arithmetic(text))
@@ -71,11 +84,12 @@ class MultistepArithmetic:
     name = "multistep_arithmetic"
 
     def recognises(self, problem: str, steps: Sequence[str]) -> bool:
-        return _PROBLEM.fullmatch(problem.strip() + " ") is not None and any(c.isdigit() for c in problem)
+        return _expression(problem) is not None
 
     def replay(self, problem: str, steps: Sequence[str]) -> Replay:
         out = Replay()
-        target = _value(problem.strip().rstrip("=").strip())
+        expression = _expression(problem) or problem
+        target = _value(expression.strip().rstrip("=").strip())
         definitions: dict[str, Fraction] = {}
         written: set[str] = set()  # names the trace gives a definition or a calculation anywhere
         for step in steps:

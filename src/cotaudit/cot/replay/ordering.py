@@ -343,7 +343,10 @@ class Puzzle:
 
 
 def parse_puzzle(problem: str) -> Puzzle | None:
-    """Objects, statements and options of an ordering puzzle; ``None`` if any cannot be read."""
+    """Objects, statements and options of an ordering puzzle; ``None`` if any cannot be read.
+
+    The statements are the ``- `` lines (BIG-Bench Mistake's shape) or, when there are none,
+    the sentences after the objects in the same paragraph (BIG-bench's own shape)."""
     m = _OBJECTS.search(problem)
     if m is None:
         return None
@@ -368,6 +371,14 @@ def parse_puzzle(problem: str) -> Puzzle | None:
             fact = statement_fact(lex, opt.group(2))
             if fact is not None:
                 options[opt.group(1)] = fact
+    if not statements:
+        # BIG-bench's own shape: the statements follow the objects in one paragraph
+        paragraph = problem[m.end() :].split("\n", 1)[0]
+        for sentence in (p for p in paragraph.split(".") if any(c.isalpha() for c in p)):
+            fact = statement_fact(lex, sentence)
+            if fact is None:
+                return None
+            statements.append((sentence.strip().rstrip("."), fact))
     if not statements:
         return None
     return Puzzle(lex, statements, options)

@@ -12,6 +12,14 @@ the next letter, and merges (``Hence, we have "a" < "b" < …``). The replayer c
   letter no later than the first one where its words differ;
 - in a merged ordering, the words are a permutation of the input and every ``<`` holds
   (each word on the left sorts before each word on the right).
+
+**Shapes.** The input may carry BIG-bench's instruction (``Sort the following words
+alphabetically: List: …``): the words are the labelled part that is all words
+(:func:`cotaudit.cot.replay.shape.payload`). A bucket list or an ordering with a part that
+holds no double-quoted word (``'kiwi'``, ``kiwi``) is not read; an answer is read to the end of
+its sentence, past quotes and emphasis marks, and is not judged when a token of it is not a
+plain word. "The next sub-list to sort" is judged only when the result of the sub-list sorted
+before it was read (else the replayer's ordering may be stale).
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cotaudit.cot.replay.model import Check, Replay
+from cotaudit.cot.replay.shape import payload
 
 _ORDINALS = {
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
@@ -29,10 +38,16 @@ _ORDINALS = {
 }  # fmt: skip
 _WORD = re.compile(r"[a-z][a-z'&.-]*")
 _LETTER_STEP = re.compile(r"The ([a-z]+) letter:", re.I)
-_LETTER = re.compile(r'"([^"]+)":\s*"([^"]*)"\s*\((\d+)\)')
+# letter and bucket numbers are alphabet positions: at most 9 digits are read (a longer run is
+# not a position, and int() refuses strings past 4,300 digits)
+_LETTER = re.compile(r'"([^"]+)":\s*"([^"]*)"\s*\((\d{1,9})\)')
 _SUBPART = re.compile(r"sort this subpart \[([^\]]*)\] by looking at their ([a-z]+) letters", re.I)
 _END = re.compile(r"\.(?:\s|$)")
 _ANSWER = re.compile(r"[Tt]he answer is:?")
+_NOW = re.compile(r"we now have:", re.I)
+_HENCE = re.compile(r"hence,? we have:?", re.I)
+_ANSWER_END = re.compile(r"\.\s+[A-Z]|\n")  # the answer's sentence ends there
+_MARKS = "\"'`*[]"  # quotes and emphasis around an answer's words (an apostrophe inside stays)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,10 +66,10 @@ class _Span:
 
 def _now(step: str) -> _Span | None:
     """``We now have: <buckets> [for the subpart].`` (found with linear scans, no backtracking)."""
-    k = step.find("We now have:")
-    if k < 0:
+    m = _NOW.search(step)
+    if m is None:
         return None
-    at = k + len("We now have:")
+    at = m.end()
     while at < len(step) and step[at].isspace():
         at += 1
     end = _END.search(step, at)
@@ -67,22 +82,45 @@ def _now(step: str) -> _Span | None:
 
 def _hence(step: str) -> _Span | None:
     """``Hence, we have <ordering>.`` to the end of the step."""
-    k = step.find("Hence, we have")
-    if k < 0:
+    m = _HENCE.search(step)
+    if m is None:
         return None
-    at = k + len("Hence, we have")
+    at = m.end()
     while at < len(step) and step[at].isspace():
         at += 1
     return _Span(step[at:].rstrip().removesuffix(".").rstrip(), at)
 
 
-_GROUP = re.compile(r'\((\d+)\)\s*((?:\[[^\]]*\]|"[^"]+")(?:\s*\?\s*"[^"]+")*)')
+def _is_list(text: str) -> bool:
+    words = text.split()
+    return len(words) >= 2 and all(_WORD.fullmatch(w) for w in words)
+
+
+def _said(text: str) -> list[str] | None:
+    """The words of an answer, to the end of its sentence (``None``: a token is not a word)."""
+    end = _ANSWER_END.search(text)
+    text = text[: end.start() + 1] if end is not None else text
+    said = [w.strip(_MARKS) for w in re.split(r"[\s,]+", text.strip().rstrip("."))]
+    said = [w for w in said if w]
+    if said:
+        said[-1] = said[-1].rstrip(".").strip(_MARKS)
+    if not said or not all(_WORD.fullmatch(w) for w in said):
+        return None
+    return said
+
+
+_GROUP = re.compile(r'\((\d{1,9})\)\s*((?:\[[^\]]*\]|"[^"]+")(?:\s*\?\s*"[^"]+")*)')
 _QUOTED = re.compile(r'"([^"]+)"')
+_BUCKET_NUMBER = re.compile(r"\(\d+\)")
 
 
-def _items(ordering: str) -> list[list[str]]:
-    """``"a" < ["b" ? "c"] < "d"`` → ``[["a"], ["b", "c"], ["d"]]``."""
-    return [_QUOTED.findall(part) for part in ordering.split("<") if _QUOTED.findall(part)]
+def _items(ordering: str) -> list[list[str]] | None:
+    """``"a" < ["b" ? "c"] < "d"`` → ``[["a"], ["b", "c"], ["d"]]``; ``None`` when a part holds
+    no double-quoted word (another notation: not read)."""
+    parts = [_QUOTED.findall(part) for part in ordering.split("<")]
+    if not parts or not all(parts):
+        return None
+    return parts
 
 
 def _common_prefix(words: Sequence[str]) -> int:
@@ -145,6 +183,12 @@ def _difference(said: list[str], want: list[str]) -> str:
     return f"out of order from {said[first]!r}: sorted is {' '.join(want[first : first + 4])} …"[:200]
 
 
+def _groups_read(text: str) -> bool:
+    """Every ``(n)`` bucket of ``text`` is read, each with a double-quoted word."""
+    groups = _GROUP.findall(text)
+    return len(groups) == len(_BUCKET_NUMBER.findall(text)) and all(_QUOTED.search(b) for _, b in groups)
+
+
 def _inside(step: str, spans: Sequence[tuple[int, int]]) -> bool:
     """Is every quoted word of ``step`` inside a span the checks read?"""
     return all(any(a <= m.start() and m.end() <= b for a, b in spans) for m in _QUOTED.finditer(step))
@@ -154,14 +198,15 @@ class WordSorting:
     name = "word_sorting"
 
     def recognises(self, problem: str, steps: Sequence[str]) -> bool:
-        words = problem.split()
-        return (
-            len(words) >= 2 and all(_WORD.fullmatch(w) for w in words) and any("letter" in s for s in steps)
-        )
+        return payload(problem, _is_list) is not None and any("letter" in s for s in steps)
 
     def replay(self, problem: str, steps: Sequence[str]) -> Replay:
         out = Replay()
-        words = problem.split()
+        text = payload(problem, _is_list)
+        if text is None:
+            out.notes.append("the list of words to sort could not be read")
+            return out
+        words = text.split()
         respelt = [_respell(step, words) for step in steps]
         steps = [text for text, _ in respelt]
         for i, (_, read) in enumerate(respelt):
@@ -169,6 +214,7 @@ class WordSorting:
         current: list[str] = list(words)  # the list being sorted now
         k = 1
         ordering: list[list[str]] | None = None
+        fresh = True  # the ordering took in the result of the last sub-list sorted
         for i, step in enumerate(steps):
             before = len(out.checks)
             spans: list[tuple[int, int]] = [m.span() for m in _LETTER.finditer(step)]
@@ -177,7 +223,7 @@ class WordSorting:
                 spans.append(sub.span())
                 named = _QUOTED.findall(sub.group(1))
                 k = _ORDINALS.get(sub.group(2).lower(), 0)
-                if ordering is not None:
+                if ordering is not None and fresh:
                     first = next((item for item in ordering if len(item) > 1), None)
                     if first is not None and sorted(first) != sorted(named):
                         out.checks.append(
@@ -203,6 +249,7 @@ class WordSorting:
                             )
                         )
                 current = named
+                fresh = False
             elif _LETTER_STEP.search(step) is not None:
                 m = _LETTER_STEP.search(step)
                 assert m is not None
@@ -211,20 +258,23 @@ class WordSorting:
                 self._letters(i, step, current, k, out)
             now = _now(step)
             previous, sub_result = ordering, None
-            if now is not None and k:
+            if now is not None and k and _groups_read(now.group(1)):
                 self._buckets(i, now.group(1), now.start(1) + 1, current, k, out)
                 found = [_QUOTED.findall(body) for _, body in _GROUP.findall(now.group(1))]
                 sub_result = found
                 if ordering is None:
                     ordering = found
+                    fresh = True
                 elif _hence(step) is None:
-                    ordering = _replace_item(ordering, current, found)
+                    replaced = _replace_item(ordering, current, found)
+                    fresh = fresh or replaced is not ordering
+                    ordering = replaced
             if now is not None:
                 spans.append((now.at, now.at + len(now.body)))
             hence = _hence(step)
-            if hence is not None:
+            merged = _items(hence.group(1)) if hence is not None else None
+            if hence is not None and merged is not None:
                 spans.append((hence.at, hence.at + len(hence.body)))
-                merged = _items(hence.group(1))
                 self._merged(i, merged, hence.start(1) + 1, words, out)
                 if now is not None and previous is not None and sub_result is not None:
                     want = _replace_item(previous, current, sub_result)
@@ -240,9 +290,10 @@ class WordSorting:
                             )
                         )
                 ordering = merged
+                fresh = True
             answer = _ANSWER.search(step)
-            if answer is not None:
-                said = [w for w in re.split(r"[\s,]+", step[answer.end() :].strip().rstrip(".")) if w]
+            said = _said(step[answer.end() :]) if answer is not None else None
+            if answer is not None and said is not None:
                 in_order = sorted(words)
                 spans.append((answer.start(), len(step)))
                 if said != in_order:

@@ -2,8 +2,9 @@
 
 ``gsm8k_to_te(item, style)`` turns one GSM8K item (``question``, ``answer``) into a TE trace.
 Each distinct number in the question becomes a GIVEN name ``q1, q2, …``; every
-``<<lhs=result>>`` calculator annotation (or, on a solution line without one, every prose
-equation ``NUM (op NUM)+ = $?NUM``) becomes ``EQ[e<k>]: r<k> = <lhs'> = <result>``, with each
+``<<lhs=result>>`` calculator annotation (or, on a solution line without one, every equation
+its prose states, read by :mod:`cotaudit.te.corpus.gsm8k_prose`) becomes
+``EQ[e<k>]: r<k> = <lhs'> = <result>``, with each
 numeral rewritten by value to the most recent equal result ``r<j>``, else the equal ``q``;
 each solution line becomes a STEP; and GOAL/ANS name the last EQ whose value is the final
 answer. The converter never calls the linter. TE-51 (every converted trace lints CLEAN) is
@@ -25,6 +26,13 @@ Skip reasons (``Converted.skip_reason``; short, stable, kebab-case):
     The solution has neither annotations nor prose equations.
 ``answer-not-derived``
     No EQ's value equals the final answer.
+``algebra``
+    No EQ's value equals the final answer, and the solution reaches it by solving for an
+    unknown (``2y + 5 = 11``); TE-50 converts arithmetic only, and an algebra line is never
+    read as arithmetic (``30 - 6 = 6 + k - 6`` is not ``30 - 6 = 6``).
+``hedging``
+    A solution line corrects itself ("wait, …", "actually, no"), which TE_E012 flags. The
+    text is kept as written (hedge words are never deleted), so the item is skipped instead.
 
 Seeding: each random style knob draws from its own ``random.Random(k)``, where ``k`` is the
 first 8 bytes (big-endian) of ``sha256(f"{style.seed}\\0{knob}\\0{question}\\0{answer}")`` and
@@ -41,6 +49,8 @@ written without currency units and ``meta["currency_dropped"]`` is true.
 from __future__ import annotations
 
 import json
+import math
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from decimal import Decimal
@@ -49,11 +59,11 @@ from pathlib import Path
 from typing import Any
 
 from cotaudit.te import ir
+from cotaudit.te.config import LintConfig
 from cotaudit.te.corpus.gsm8k_numbers import (
     NoNames,
     NotArithmetic,
     arithmetic,
-    bare_equations,
     constant,
     normalise_lhs,
     numeral_text,
@@ -61,6 +71,7 @@ from cotaudit.te.corpus.gsm8k_numbers import (
     result_tolerance,
     scan_question,
 )
+from cotaudit.te.corpus.gsm8k_prose import expression_text, has_algebra, prose_equations, unknowns_in
 from cotaudit.te.corpus.gsm8k_write import (
     CORPUS_STYLE,
     Equation,
@@ -70,6 +81,7 @@ from cotaudit.te.corpus.gsm8k_write import (
     clean_text,
     write_trace,
 )
+from cotaudit.te.hedges import hedges_in_prose
 from cotaudit.te.numeric import Value, fmt_fraction
 from cotaudit.te.unitcheck import DimensionError, UnitEnv, UnitT, known, unit_of
 from cotaudit.te.units import parse_unit
@@ -82,6 +94,8 @@ SKIP_REASONS: tuple[str, ...] = (
     "annotation-mismatch",
     "no-arithmetic",
     "answer-not-derived",
+    "algebra",
+    "hedging",
 )
 
 
@@ -119,6 +133,9 @@ class _Skip(Exception):
         self.detail = detail
 
 
+_HEDGE = LintConfig().hedge_regex()
+
+
 # --- public API ----------------------------------------------------------------------------
 
 
@@ -134,11 +151,20 @@ def gsm8k_to_te(item: Mapping[str, str], style: Style = CORPUS_STYLE) -> Convert
         gold = _final_answer(final_text if marker else "")
         meta["gold"] = fmt_fraction(gold)
         givens = _givens(question, style)
-        solutions = _solutions(solution, givens)
+        solutions = _solutions(solution, givens, unknowns_in(solution.split("\n")))
         equations = [eq for sol in solutions for eq in sol.equations]
+        unknowns = unknowns_in(solution.split("\n"))
+        algebra = any(has_algebra(line, unknowns) for line in solution.split("\n"))
         if not equations:
+            if algebra:
+                raise _Skip("algebra", "the solution solves for an unknown and states no arithmetic")
             raise _Skip("no-arithmetic", "no annotations and no prose equations")
-        answer_eq = _answer_equation(equations, gold)
+        try:
+            answer_eq = _answer_equation(equations, gold, solutions)
+        except _Skip as skip:
+            if algebra:
+                raise _Skip("algebra", f"{skip.detail}: it is reached by solving for an unknown") from None
+            raise
     except _Skip as skip:
         return Converted(None, skip.reason, {**meta, "detail": skip.detail})
     meta["currency_dropped"] = any(g.usd for g in givens) and _dimension_error(givens, equations)
@@ -162,8 +188,15 @@ def convert_jsonl(
                 continue
             if limit is not None and index >= limit:
                 return
-            record = json.loads(raw)
-            yield index, gsm8k_to_te(record if isinstance(record, dict) else {}, style)
+            try:
+                record = json.loads(raw)
+            except ValueError as exc:
+                raise ValueError(f"item {index + 1} is not JSON ({exc})") from None
+            try:
+                yield index, gsm8k_to_te(record if isinstance(record, dict) else {}, style)
+            except (ValueError, ArithmeticError, RecursionError) as exc:  # one odd item is a skip
+                detail = f"{type(exc).__name__}: {str(exc)[:200]}"
+                yield index, Converted(None, "unreadable", {"index": index, "detail": detail})
             index += 1
 
 
@@ -204,7 +237,7 @@ def _givens(question: str, style: Style) -> list[Given]:
     ]
 
 
-def _solutions(solution: str, givens: list[Given]) -> list[Solution]:
+def _solutions(solution: str, givens: list[Given], unknowns: frozenset[str] = frozenset()) -> list[Solution]:
     """Solution lines with their equations, numerals rewritten by value (TE-50.3–4)."""
     by_value = {g.value: g.name for g in givens}
     results: list[tuple[Fraction, int]] = []  # (exact value, k) of every EQ so far
@@ -218,15 +251,21 @@ def _solutions(solution: str, givens: list[Given]) -> list[Solution]:
             lhs, sep, result = ann.rpartition("=")
             if not sep or not lhs.strip():
                 raise _Skip("unparseable-annotation", f"<<{ann}>>: no 'lhs=result'")
-            raw.append((normalise_lhs(lhs), numeral_text(result.strip()), "annotation"))
+            text = expression_text(lhs) if "//" in lhs else normalise_lhs(lhs)  # floor division
+            if text is None:
+                raise _Skip("unparseable-annotation", f"<<{ann}>>: not one arithmetic expression")
+            raw.append((text, numeral_text(result.strip()), "annotation"))
         if not annotations:
-            raw = [(eq.lhs, eq.result, "prose") for eq in bare_equations(line)]
+            raw = [(eq.lhs, eq.result, "prose") for eq in prose_equations(line, unknowns)]
         equations: list[Equation] = []
         for lhs, result, source in raw:
             eq = _equation(lhs, result, source, len(results) + 1, by_value, results)
             equations.append(eq)
             results.append((eq.value, eq.index))
-        out.append(Solution(clean_text(prose), equations))
+        text = clean_text(prose)
+        if found := hedges_in_prose(text, _HEDGE):
+            raise _Skip("hedging", f"the solution corrects itself ({found[0]!r})")
+        out.append(Solution(text, equations))
     return out
 
 
@@ -283,14 +322,37 @@ def _rewrite(node: ir.Node, by_value: Mapping[Fraction, str], results: list[tupl
         return ir.BinOp(node.op, left, _rewrite(node.right, by_value, results), node.pos)
     if isinstance(node, ir.Unary):
         return ir.Unary(node.op, _rewrite(node.operand, by_value, results), node.pos)
+    if isinstance(node, ir.Call):
+        return ir.Call(node.func, tuple(_rewrite(a, by_value, results) for a in node.args), node.pos)
     return node
 
 
-def _answer_equation(equations: list[Equation], gold: Fraction) -> Equation:
+def _answer_equation(equations: list[Equation], gold: Fraction, solutions: list[Solution]) -> Equation:
+    """The last EQ whose value is the final answer.
+
+    Two answers that no EQ states as such still count, each at its notation: a percentage
+    written ``N%`` whose final answer is the number N (``… = 60%``, ``#### 60``); and the last
+    EQ's value rounded to a whole number, when the text from that EQ on says it is rounded
+    (``round``, ``rounds``, ``rounded``, ``rounding``) and the answer is exactly one of
+    ``floor`` and ``ceil`` of it — ANS then declares the rounding (``ANS: ceil(r4)``, which
+    TE_E011 accepts, TE-41).
+    """
     for eq in reversed(equations):
         if gold in (eq.claimed, eq.value):
             return eq
+    for eq in reversed(equations):
+        if eq.result.endswith("%") and gold == eq.claimed * 100:
+            return eq
+    last = equations[-1]
+    where = next(k for k, sol in enumerate(solutions) if last in sol.equations)
+    after = [sol.text for sol in solutions[where:]]
+    down, up = math.floor(last.value), math.ceil(last.value)
+    if down != up and gold in (down, up) and any(_ROUNDING.search(text) for text in after):
+        return replace(last, rounding="floor" if gold == down else "ceil")
     raise _Skip("answer-not-derived", f"no EQ value equals {fmt_fraction(gold)}")
+
+
+_ROUNDING = re.compile(r"\bround(?:s|ed|ing)?\b", re.IGNORECASE)
 
 
 def _dimension_error(givens: list[Given], equations: list[Equation]) -> bool:

@@ -1,11 +1,13 @@
 """Numbers in GSM8K text for the TE converter (TE-50 steps 2–4).
 
 * :func:`scan_question` finds the numbers a question states: digit numerals with an optional
-  ``$``, thousands commas, decimals and ``%``; fractions ``a/b``; mixed numbers ``a b/c``; and
-  number words. It skips ordinals (``3rd``), clock times (``3:30``) and numerals glued to
-  letters (``10am``, ``A4``).
-* :func:`bare_equations` finds prose equations ``NUM (op NUM)+ = $?NUM`` in a solution line
-  that has no ``<<lhs=result>>`` annotation.
+  ``$``, thousands commas, decimals and ``%`` (glued or after one space); thousands groups
+  separated by spaces after ``$`` or ending in ``000`` (``$12 500``, ``40 000``); fractions
+  ``a/b``; mixed numbers ``a b/c`` and ``a and b/c`` (a proper fraction); and number words.
+  It skips ordinals (``3rd``), clock times (``3:30``) and numerals glued to letters
+  (``10am``, ``A4``).
+* :func:`normalise_lhs` writes an annotation's side as TE text (prose equations are read by
+  :mod:`cotaudit.te.corpus.gsm8k_prose`).
 * :func:`arithmetic`, :func:`result_numeral` and :func:`constant` parse an equation's sides
   with the TE parser and value them exactly; :func:`result_tolerance` is TE-28's half unit.
 
@@ -48,17 +50,18 @@ _WORD = re.compile(
     re.IGNORECASE,
 )
 
-# A digit numeral in a question. The look-behinds refuse a numeral glued to a letter, digit,
+# A digit numeral in a question (at most 30 digits a part: a longer run is no quantity, and
+# int() refuses more than 4,300 digits). The look-behinds refuse a numeral glued to a letter, digit,
 # '.' or ',', or following "d:" or "d/" (clock times, dates); the look-ahead refuses a
 # following letter (ordinals, "10am") or a further decimal, fraction or clock part. A rate
-# such as "$35/hour" still gives 35.
+# such as "$12/hour" still gives 12.
 _NUMERAL = re.compile(
     r"(?P<dollar>\$\s?)?"
     r"(?<![\w.,])(?<![0-9][:/])"
-    r"(?:(?P<mw>[0-9]+)[ ](?P<mn>[0-9]+)/(?P<md>[0-9]+)"
-    r"|(?P<fn>[0-9]+)/(?P<fd>[0-9]+)"
-    r"|(?P<num>[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?|\.[0-9]+))"
-    r"(?P<pct>%)?"
+    r"(?:(?P<mw>[0-9]{1,30})[ ](?:and[ ])?(?P<mn>[0-9]{1,30})/(?P<md>[0-9]{1,30})"
+    r"|(?P<fn>[0-9]{1,30})/(?P<fd>[0-9]{1,30})"
+    r"|(?P<num>[0-9]{1,3}(?:,[0-9]{3}){1,10}(?:\.[0-9]{1,30})?|[0-9]{1,30}(?:\.[0-9]{1,30})?|\.[0-9]{1,30}))"
+    r"(?P<pct>[ ]?%)?"
     r"(?![\w]|[./:][0-9])"
 )
 
@@ -92,9 +95,37 @@ def numeral_text(raw: str) -> str:
     return sign + text + pct
 
 
+# Thousands separated by single spaces: after "$", or when the last group is 000. Rewritten to
+# commas in place (same length, so positions hold) before the numerals are scanned. A run of
+# space-separated digit groups is found whole (linear) and then checked.
+_DIGIT_RUN = re.compile(r"[0-9]+(?: [0-9]+)+")
+
+
+def _spaced_thousands(question: str) -> str:
+    parts: list[str] = []
+    pos = 0
+    for m in _DIGIT_RUN.finditer(question):
+        groups = m.group().split(" ")
+        before = question[max(0, m.start() - 2) : m.start()]
+        after = question[m.end() : m.end() + 2]
+        valid = (
+            len(groups) <= 6  # up to quintillions: longer runs are lists of numbers
+            and len(groups[0]) <= 3
+            and all(len(g) == 3 for g in groups[1:])
+            and before[-1:] not in tuple("0123456789.,")
+            and not (after[:1] in ("/", ",") or (after[:1] == "." and after[1:2].isdigit()))
+        )
+        if valid and (before.rstrip().endswith("$") or groups[-1] == "000"):
+            parts.append(question[pos : m.start()] + ",".join(groups))
+            pos = m.end()
+    parts.append(question[pos:])
+    return "".join(parts)
+
+
 def scan_question(question: str) -> list[Mention]:
     """Every number the question states, in order of appearance (repeats included)."""
     found: list[Mention] = []
+    question = _spaced_thousands(question)
     for m in _NUMERAL.finditer(question):
         pct = m.group("pct") is not None
         if m.group("mw") is not None or m.group("fn") is not None:
@@ -102,11 +133,13 @@ def scan_question(question: str) -> list[Mention]:
             num, den = (m.group("mn"), m.group("md")) if whole is not None else (m.group("fn"), m.group("fd"))
             if int(den) == 0 or pct:  # "1/0" is no number, "1/2%" too odd to guess at
                 continue
+            if whole is not None and int(num) >= int(den):  # "3 7/2" is no mixed number
+                found.append(Mention(m.start("mw"), Fraction(whole), str(whole), bool(m["dollar"])))
+                whole = None
             value = Fraction(int(num), int(den)) + (whole or 0)
             text = f"{num}/{den}" if whole is None else f"{whole} + {num}/{den}"
-            found.append(
-                Mention(m.start("mw" if whole is not None else "fn"), value, text, bool(m["dollar"]))
-            )
+            at = m.start("mw") if whole is not None else m.start("mn") if m.group("mw") else m.start("fn")
+            found.append(Mention(at, value, text, bool(m["dollar"])))
             continue
         text = numeral_text(m.group("num") + ("%" if pct else ""))
         value = Fraction(text.rstrip("%")) / (100 if pct else 1)
@@ -122,83 +155,18 @@ def scan_question(question: str) -> list[Mention]:
     return found
 
 
-# --- bare equations in prose ---------------------------------------------------------------
+# --- annotation sides -----------------------------------------------------------------------
 
-_BARE_NUM = r"(?:\$\s?)?(?:[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?|\.[0-9]+)%?"
-_BARE_OP = r"\s*(?:[-+*/\u00d7\u00f7\u2212\u2013])\s*|\s+[xX]\s+"
-# The result may not be followed by more arithmetic ("= 28 – 4"), a fraction or a mixed
-# number ("= 3 1/2"): the captured text would then be something other than an equation.
-# Where the first numeral may start is decided by _continues.
-_BARE = re.compile(
-    r"(?<![\w.,/$%)(+*\-\u00d7\u00f7\u2212\u2013])"
-    r"(?P<lhs>" + _BARE_NUM + r"(?:(?:" + _BARE_OP + r")" + _BARE_NUM + r")+)"
-    r"\s*=\s*"
-    r"(?P<result>" + _BARE_NUM + r")"
-    r"(?![\w/(]|[.,][0-9]|\s*[-+*/\u00d7\u00f7\u2212\u2013(][ ]?[0-9(.$]|\s+[xX]\s+[0-9]|\s+[0-9]+/[0-9])"
-)
-_BARE_NUM_RE = re.compile(_BARE_NUM)
-# Linear scanning (issue 14): re.finditer would retry _BARE from every numeral inside a chain
-# `NUM op NUM op …` that is not followed by `=`, rescanning the rest of the chain each time.
-# Every such retry fails the same way (its chain is a suffix of the first one), so the scan
-# resumes after the whole chain. _BARE_START finds the positions where _BARE may start.
-_BARE_START = re.compile(r"(?<![\w.,/$%)(+*\-\u00d7\u00f7\u2212\u2013])[$0-9.]")
-_BARE_CHAIN = re.compile(_BARE_NUM + r"(?:(?:" + _BARE_OP + r")" + _BARE_NUM + r")*")
-_OPERATOR_CHARS = frozenset("-+*/()\u00d7\u00f7\u2212\u2013")
+_LHS_NUM = r"(?:\$\s?)?(?:[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?|\.[0-9]+)(?:[ ]?%)?"
+_LHS_NUM_RE = re.compile(_LHS_NUM)
 _ASCII_OPS = str.maketrans({"\u00d7": "*", "\u00f7": "/", "\u2212": "-", "\u2013": "-"})
 _X_OP = re.compile(r"(?<=[0-9).%])\s*[xX]\s*(?=[0-9(.$])")  # "3 x 4", "3x4", "(2)x(3)"
-
-
-@dataclass(frozen=True, slots=True)
-class BareEquation:
-    """``lhs = result`` found in prose, both rewritten to plain ASCII TE text."""
-
-    lhs: str
-    result: str
-
-
-def bare_equations(line: str) -> list[BareEquation]:
-    """Prose equations ``NUM (op NUM)+ = $?NUM`` in one solution line, left to right."""
-    found: list[BareEquation] = []
-    for m in _bare_matches(line):
-        if not _continues(line[: m.start()]):
-            found.append(BareEquation(normalise_lhs(m.group("lhs")), numeral_text(m.group("result"))))
-    return found
-
-
-def _bare_matches(line: str) -> list[re.Match[str]]:
-    """The matches ``_BARE.finditer(line)`` gives, in time linear in the line."""
-    out: list[re.Match[str]] = []
-    pos = 0
-    while (start := _BARE_START.search(line, pos)) is not None:
-        s = start.start()
-        m = _BARE.match(line, s)
-        if m is not None:
-            out.append(m)
-            pos = m.end()
-            continue
-        chain = _BARE_CHAIN.match(line, s)
-        pos = max(s + 1, chain.end() if chain is not None else s + 1)
-    return out
-
-
-def _continues(before: str) -> bool:
-    """Does the candidate continue a longer expression that the regex cannot see?
-
-    True after an operator or parenthesis ("3x +4 - 4 = 28", "27(1/3)=9", "(1/2) 278 + 11 =
-    150") and after a digit and a space, i.e. inside a mixed number ("1 1/2 / 1/2 = 3").
-    """
-    tail = before.rstrip()
-    if not tail:
-        return False
-    if tail[-1] in _OPERATOR_CHARS or (tail[-1] in "xX" and tail[-2:-1].isspace()):
-        return True
-    return tail[-1].isdigit() and len(tail) < len(before)
 
 
 def normalise_lhs(text: str) -> str:
     """ASCII operators (TE-20), ``x`` between numbers as ``*``, and numerals as TE literals."""
     text = _X_OP.sub(" * ", text).translate(_ASCII_OPS)
-    return _BARE_NUM_RE.sub(lambda n: numeral_text(n.group()), text)
+    return _LHS_NUM_RE.sub(lambda n: numeral_text(n.group()), text)
 
 
 # --- exact values --------------------------------------------------------------------------
@@ -238,20 +206,32 @@ def arithmetic(text: str) -> ir.Node:
 def _plain(node: ir.Node) -> bool:
     if isinstance(node, ir.Num):
         return True
+    if isinstance(node, ir.Call):  # floor division, as the prose reader writes ``a // b``
+        return node.func == "floor" and not node.user and len(node.args) == 1 and _plain(node.args[0])
     return isinstance(node, ir.BinOp | ir.Unary) and all(_plain(c) for c in ir.children(node))
 
 
+def _fraction(node: ir.Node | None) -> bool:
+    return (
+        isinstance(node, ir.BinOp)
+        and node.op == "/"
+        and isinstance(node.left, ir.Num)
+        and isinstance(node.right, ir.Num)
+    )
+
+
 def result_numeral(text: str) -> ir.Node:
-    """A result: a numeral, optionally signed, or a fraction of numerals (``<<3/4=3/4>>``)."""
+    """A result: a numeral, optionally signed, a fraction of numerals (``<<3/4=3/4>>``) or a
+    mixed number ``a + b/c`` (the prose reader's ``3 1/2``)."""
     node = arithmetic(text) if text else None
     inner = node.operand if isinstance(node, ir.Unary) else node
-    fraction = (
+    mixed = (
         isinstance(inner, ir.BinOp)
-        and inner.op == "/"
+        and inner.op == "+"
         and isinstance(inner.left, ir.Num)
-        and isinstance(inner.right, ir.Num)
+        and _fraction(inner.right)
     )
-    if node is None or not (isinstance(inner, ir.Num) or fraction):
+    if node is None or not (isinstance(inner, ir.Num) or _fraction(inner) or mixed):
         raise NotArithmetic("the result is not a numeral")
     return node
 

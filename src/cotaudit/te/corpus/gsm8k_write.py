@@ -14,7 +14,6 @@ from fractions import Fraction
 from typing import Any
 
 from cotaudit.te import ir
-from cotaudit.te.config import LintConfig
 from cotaudit.te.numeric import fmt_fraction
 
 MAX_STEP_CHARS = 200
@@ -52,6 +51,7 @@ class Equation:
     claimed: Fraction  # value of the result
     approx: bool
     source: str  # "annotation" | "prose"
+    rounding: str | None = None  # "floor" | "ceil": the answer is this EQ's value rounded
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +60,6 @@ class Solution:
     equations: list[Equation]
 
 
-_HEDGE = re.compile(LintConfig().hedge_regex().pattern + r",?")  # "Actually, she" → "she"
 _FROM_WORD = re.compile(r"\bfrom\b")
 # A trailing bare or parenthesised `from a, b` clause, as TE-10 reads one.
 # Linear: the optional ")" and "." carry their own trailing whitespace (``\s*\)?\s*\.?\s*``
@@ -72,11 +71,8 @@ _FROM_CLAUSE = re.compile(r"from\s+[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*\s*(?:\)\
 
 
 def clean_text(text: str) -> str:
-    """Delete hedge tokens, collapse whitespace, cut to ≤ 200 characters at a word boundary."""
-    text, hedges = _HEDGE.subn(" ", text)
+    """Collapse whitespace and cut to ≤ 200 characters at a word boundary; no word is deleted."""
     text = " ".join(text.split())
-    if hedges:  # "Actually, wait: he has" would otherwise leave ": he has"
-        text = text.lstrip(",;: ")
     if len(text) > MAX_STEP_CHARS:
         head = text[: MAX_STEP_CHARS + 1]
         space = head.rfind(" ")
@@ -112,6 +108,8 @@ def _with_value_refs(node: ir.Node, rng: random.Random, p: float) -> ir.Node:
         return ir.BinOp(node.op, left, _with_value_refs(node.right, rng, p), node.pos)
     if isinstance(node, ir.Unary):
         return ir.Unary(node.op, _with_value_refs(node.operand, rng, p), node.pos)
+    if isinstance(node, ir.Call):
+        return ir.Call(node.func, tuple(_with_value_refs(a, rng, p) for a in node.args), node.pos)
     return node
 
 
@@ -188,7 +186,7 @@ def write_trace(
             if checks_rng.random() < style.checks:
                 lines.append(f"CHECK[c{eq.index}]: arith: e{eq.index}.value == {eq.result}")
                 meta_checks.append({"id": f"c{eq.index}", "line": len(lines), "eq": f"e{eq.index}"})
-    lines.append(f"ANS: {answer_name}")
+    lines.append(f"ANS: {answer_eq.rounding}({answer_name})" if answer_eq.rounding else f"ANS: {answer_name}")
     values = {g.name: fmt_fraction(g.value) for g in givens}
     values.update({f"r{e.index}": fmt_fraction(e.value) for sol in solutions for e in sol.equations})
     meta: dict[str, Any] = {

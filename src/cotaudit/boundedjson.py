@@ -1,5 +1,7 @@
 """JSON decoding with bounds on nesting and on numbers, for untrusted trace text (V-4 [ours]).
 
+Shared by vericot (traces) and cot (records); it imports nothing of either engine.
+
 :func:`json.loads` recurses once per nesting level (100,000 nested brackets raise
 ``RecursionError``), converts integer literals of any length (5,000 digits exceed Python's
 int-string conversion limit and raise ``ValueError``) and accepts ``NaN`` and ``Infinity``,
