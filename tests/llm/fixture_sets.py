@@ -107,7 +107,7 @@ def run_eval_te(client: LLMClient, record: bool) -> dict[str, Any]:
 
 
 def run_type6(client: LLMClient, record: bool) -> dict[str, Any]:
-    from cotaudit.frontends.type6_compare import RawTrace, compare
+    from cotaudit.eval.type6_compare import RawTrace, compare
 
     traces = [RawTrace(p.stem, p.read_text()) for p in sorted((FIXTURES / "type6_raw").glob("*.txt"))]
     report = compare(client, traces)

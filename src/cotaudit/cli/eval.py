@@ -176,8 +176,8 @@ def _cmd_eval_type6(args: argparse.Namespace) -> int:
 
     if is_annotated(Path(args.traces)):
         return _eval_type6_corpus(args)
-    from cotaudit.frontends.type6_compare import TraceInputError, compare, load_traces
-    from cotaudit.frontends.type6_compare import render as render_type6
+    from cotaudit.eval.type6_compare import TraceInputError, compare, load_traces
+    from cotaudit.eval.type6_compare import render as render_type6
 
     try:
         traces = load_traces(Path(args.traces))
