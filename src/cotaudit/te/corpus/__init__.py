@@ -1,8 +1,9 @@
 """Corpus tools of the te engine, not the linter: GSM8K → TE conversion (:mod:`.gsm8k` reads an
 item, :mod:`.gsm8k_write` writes its trace; the safe number parser :mod:`.gsm8k_numbers`; the
-prose-equation reader :mod:`.gsm8k_prose` over the tokens of :mod:`.gsm8k_tokens`), perturbations that inject one error (:mod:`.perturb`,
-:mod:`.roscoe`), the adversarial corpus built from them (:mod:`.adversarial`, its seeds and
-hard clean controls in ``data/``) and the Natural Program rendering (:mod:`.np`).
+prose-equation reader :mod:`.gsm8k_prose` over the tokens of :mod:`.gsm8k_tokens`),
+perturbations that inject one error (:mod:`.perturb`, :mod:`.roscoe`), the adversarial corpus
+built from them (:mod:`.adversarial`, its seeds and hard clean controls in ``data/``) and the
+Natural Program rendering (:mod:`.np`).
 
 Nothing here runs the linter: clean controls are never chosen by lint outcome (TE-51).
 """
