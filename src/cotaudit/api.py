@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.util
-import inspect
 import json
 import os
 import time
@@ -369,6 +368,8 @@ def check(
     """
     fn = get_engine(engine)
     if options:
+        import inspect  # deferred: ~5 ms of start-up that a plain check never needs
+
         try:
             inspect.signature(fn).bind(text, path=path, item_id=item_id, **options)
         except TypeError as exc:
