@@ -17,23 +17,28 @@ from collections.abc import Sequence
 from typing import Any
 
 from cotaudit import __version__, api
+from cotaudit.cli.config import apply_config
 from cotaudit.cli.io import emit
-from cotaudit.cli.limits import add_limit_options, limits_from_args
+from cotaudit.cli.limits import add_limit_options, engine_limits, limits_from_args
+from cotaudit.cli.options import output_of
+from cotaudit.cli.select import add_selection_options, select_reports
 from cotaudit.errors import UsageError
 from cotaudit.report import Report
 from cotaudit.report.jsonout import render_json
 from cotaudit.report.runlog import render_run_log
 from cotaudit.report.sarif import render_sarif
 from cotaudit.report.summary import render_summary
-from cotaudit.report.text import STDIN_LABEL, finding_lines, render_text, verdict_line
+from cotaudit.report.text import STDIN_LABEL, finding_lines, verdict_line
+from cotaudit.selection import exceeds
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 
 
-def exit_code(reports: Sequence[Report]) -> int:
-    """0 if every report passed, else 1 (fail, abstain and invalid all count)."""
-    return EXIT_OK if all(r.verdict == "pass" for r in reports) else EXIT_FINDINGS
+def exit_code(reports: Sequence[Report], fail_on: str | None = "error") -> int:
+    """0 if every report passed, else 1 (fail, abstain and invalid all count); with
+    ``fail_on="warning"`` a reported warning is 1 too."""
+    return EXIT_FINDINGS if exceeds(reports, "warning" if fail_on == "warning" else "error") else EXIT_OK
 
 
 def add_check_command(sub: argparse._SubParsersAction[Any]) -> None:
@@ -45,6 +50,7 @@ def add_check_command(sub: argparse._SubParsersAction[Any]) -> None:
     check.add_argument("-o", "--output", metavar="OUT", help="write the output to OUT instead of stdout")
     check.add_argument("--no-timing", action="store_true", help="leave out timing_ms (byte-identical output)")
     add_limit_options(check)
+    add_selection_options(check)
     check.add_argument("paths", nargs="+", metavar="PATH", help="trace file, .jsonl file, or - (stdin)")
     check.set_defaults(handler=_cmd_check)
 
@@ -68,6 +74,7 @@ def add_audit_command(sub: argparse._SubParsersAction[Any]) -> None:
     )
     audit.add_argument("--no-html", action="store_true", help="do not write the HTML report")
     add_limit_options(audit)
+    add_selection_options(audit)
     audit.add_argument("paths", nargs="+", metavar="PATH", help="file or directory")
     audit.set_defaults(handler=_cmd_audit)
 
@@ -76,6 +83,7 @@ def add_audit_command(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
+    apply_config(args)
     paths: list[str] = args.paths
     if paths.count("-") > 1:
         raise UsageError("stdin ('-') can be given only once")
@@ -90,8 +98,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
             items.append(api.InputItem(engine=args.engine, text=text, path=None, item_id=None))
         else:
             items.extend(api.load_inputs(path, args.engine))
-    limits = limits_from_args(args)
-    reports = [api.run_item(item, limits=limits) for item in items]
+    reports = [api.run_item(item, limits=limits_from_args(args, item.engine)) for item in items]
+    reports = select_reports(reports, args)
     timing = not args.no_timing
     if args.format == "json":
         single = len(paths) == 1 and len(reports) == 1 and not api.is_jsonl(paths[0])
@@ -106,16 +114,20 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
         out = html.render(reports, sources=[item.text for item in items], timing=timing)
     else:
-        out = render_text(reports)
+        from cotaudit.cli.textout import render_check_text
+
+        out = render_check_text(reports, output_of(args), timing=timing)
     emit(out, args.output)
-    return exit_code(reports)
+    return exit_code(reports, args.fail_on)
 
 
 # --------------------------------------------------------------------------- audit
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
-    result = api.audit(args.paths, limits=limits_from_args(args))
+    apply_config(args)
+    result = api.audit(args.paths, limits=limits_from_args(args), engine_limits=engine_limits(args))
+    result = result._replace(reports=tuple(select_reports(result.reports, args)))
     if not result.reports:
         counts = _skip_counts(result.skipped)
         why = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items()))
@@ -126,7 +138,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         _write_audit_html(result.reports, args.html_dir, timing)
     if args.format == "json":
         emit(render_json(result.reports, timing=timing), args.output)
-        return exit_code(result.reports) if args.strict else EXIT_OK
+        return exit_code(result.reports, args.fail_on) if args.strict else EXIT_OK
     lines = finding_lines(result.reports, ("error", "warning"))
     lines += [verdict_line(r) for r in result.reports if r.verdict == "invalid"]
     lines += [
@@ -136,7 +148,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     head = "".join(line + "\n" for line in lines)
     summary = render_summary(result.reports, timing=timing, skipped=counts)
     emit(head + ("\n" if head else "") + summary, args.output)
-    return exit_code(result.reports) if args.strict else EXIT_OK
+    return exit_code(result.reports, args.fail_on) if args.strict else EXIT_OK
 
 
 def _write_audit_html(reports: Sequence[Report], directory: str, timing: bool) -> None:

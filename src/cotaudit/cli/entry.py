@@ -9,6 +9,11 @@ starting with ``cotaudit: `` and never a traceback (set ``COTAUDIT_DEBUG=1`` to 
 Decisions where R-4 is silent (``check`` and ``audit`` have theirs in :mod:`cotaudit.cli.check`):
 - A bug inside cotaudit itself (not inside an engine) also exits 2, with an "internal error"
   line; Ctrl-C exits 130.
+- A reader that goes away (``| head``) ends the output quietly: no traceback, no error line;
+  the exit code is the command's when it got that far, else 141 (128 + SIGPIPE, as for a
+  process the signal ended).
+- A mistyped command, choice or flag gets "did you mean" (:mod:`cotaudit.cli.suggest`); a
+  bare ``cotaudit`` names every command.
 """
 
 from __future__ import annotations
@@ -20,14 +25,20 @@ from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from cotaudit import __version__
-from cotaudit.cli import batch, certify, check, serve, te, type6, vericot
+from cotaudit.cli import batch, certify, check, explain, options, report_cmd, select, serve, te, type6, vericot
 from cotaudit.cli import eval as eval_command
 from cotaudit.cli.check import EXIT_FINDINGS, EXIT_OK, exit_code
+from cotaudit.cli.color import use_color
+from cotaudit.cli.io import closed_pipe
+from cotaudit.cli.progress import reporter_for
+from cotaudit.cli.suggest import did_you_mean, help_prog
 from cotaudit.errors import CotauditError, UsageError
+from cotaudit.progress import reporting
 from cotaudit.report.text import one_line
 
 EXIT_USAGE = 2
 EXIT_DEPENDENCY = 3
+EXIT_CLOSED_PIPE = 141
 
 Handler = Callable[[argparse.Namespace], int]
 Register = Callable[["argparse._SubParsersAction[_Parser]"], None]
@@ -38,8 +49,11 @@ __all__ = ["EXIT_DEPENDENCY", "EXIT_FINDINGS", "EXIT_OK", "EXIT_USAGE", "build_p
 class _Parser(argparse.ArgumentParser):
     """argparse that raises instead of printing usage and exiting, so errors stay one line."""
 
+    argv: Sequence[str] | None = None  # the command line, for "did you mean" on a flag
+
     def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{message} (see '{self.prog} --help')")
+        prog = help_prog(message, self, _Parser.argv)
+        raise UsageError(f"{did_you_mean(message, self, _Parser.argv)} (see '{prog} --help')")
 
 
 # The top-level commands before the engine groups, in the order ``--help`` lists them.
@@ -48,6 +62,10 @@ COMMANDS: tuple[Register, ...] = (
     check.add_audit_command,
     batch.add_command,
     serve.add_command,
+    report_cmd.add_command,
+    explain.add_codes_command,
+    explain.add_explain_command,
+    select.add_command,
 )
 # ``cotaudit <engine> <tool>``: each module defines ``add_commands(tools)``.
 ENGINE_GROUPS: tuple[tuple[str, Register], ...] = (
@@ -86,7 +104,13 @@ def build_parser() -> _Parser:
         _add_engine_group(sub, engine, register_tools)
     for register in LAST_COMMANDS:
         register(sub)
+    options.add_everywhere(parser)
     return parser
+
+
+def _commands(parser: argparse.ArgumentParser) -> list[str]:
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return list(sub.choices)
 
 
 def _fail(message: str, code: int) -> int:
@@ -100,14 +124,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = bool(os.environ.get("COTAUDIT_DEBUG"))
     try:
         parser = build_parser()
+        _Parser.argv = list(argv) if argv is not None else sys.argv[1:]
         try:
             args = parser.parse_args(argv)
         except SystemExit as exc:  # --help and --version print and exit 0
             return exc.code if isinstance(exc.code, int) else EXIT_OK
         handler: Handler | None = getattr(args, "handler", None)
         if handler is None:
-            raise UsageError("missing command: check, audit or te (see 'cotaudit --help')")
-        return handler(args)
+            raise UsageError(f"missing command: {', '.join(_commands(parser))} (see 'cotaudit --help')")
+        # Long work reports progress (cotaudit.progress); a bar is drawn on a terminal's stderr.
+        bar = reporter_for(bool(getattr(args, "quiet", False)), use_color(getattr(args, "color", None), sys.stderr))
+        with reporting(bar):
+            return handler(args)
+    except BrokenPipeError:
+        closed_pipe()
+        return EXIT_CLOSED_PIPE
     except CotauditError as exc:
         if debug:
             raise
