@@ -131,7 +131,9 @@ def _wrong_arrow(rule: str, name: str, imp: Import) -> bool:
         return _under(name, ENGINES) and (imp.module == "cotaudit" or _under(imp.module, ENGINE_FORBIDDEN))
     if rule == "cli":
         # the cli package imports its own modules; nothing outside it imports the CLI
-        return _under(imp.module, ("cotaudit.cli",)) and not _under(name, ("cotaudit.cli", "cotaudit.__main__"))
+        return _under(imp.module, ("cotaudit.cli",)) and not _under(
+            name, ("cotaudit.cli", "cotaudit.__main__")
+        )
     if rule == "fast":
         heavy = _under(imp.module, ENGINES) or _under(imp.module, HEAVY)
         return name in FAST_PATH and not imp.lazy and heavy

@@ -51,7 +51,7 @@ def check_selector(selector: str) -> str:
     """``selector`` upper-cased if it names ``ALL`` or a prefix of some code; else a UsageError
     with the nearest codes and prefixes."""
     text = selector.strip().upper()
-    if text == ALL or any(code.startswith(text) for code in CODES) and text:
+    if text == ALL or (any(code.startswith(text) for code in CODES) and text):
         return text
     prefixes = sorted({c[: len(text)] for c in CODES if len(c) >= len(text)} | set(CODES))
     close = difflib.get_close_matches(text, prefixes, n=3, cutoff=0.6)
@@ -97,12 +97,10 @@ class Selection:
         return self.select == (ALL,) and not self.extend_select and not self.ignore
 
     def enabled(self, code: str) -> bool:
-        """Whether findings of ``code`` are reported. Codes outside the table (a plug-in
-        engine's own) are reported unless a selector names them."""
+        """Whether findings of ``code`` are reported. A code outside the table (a plug-in
+        engine's own) follows the same rule: reported under ``ALL``, unless ignored."""
         chosen = _longest(code, (*self.select, *self.extend_select))
         dropped = _longest(code, self.ignore)
-        if code not in CODES and chosen < 0 and dropped < 0:
-            return True
         return chosen >= 0 and chosen > dropped
 
     def enabled_codes(self) -> list[str]:

@@ -16,6 +16,7 @@ import pytest
 
 from cotaudit import __version__, api, cli
 from cotaudit.cli import entry
+from cotaudit.errors import install_hint
 
 RunCli = Callable[..., subprocess.CompletedProcess[bytes]]
 
@@ -149,7 +150,7 @@ def test_audit_with_only_unsupported_files(tree: Path, capsys: pytest.CaptureFix
 def test_exit_code_3_missing_dependency(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = _main(capsys, "check", "pass.fake", "dep.fake")
     assert code == 3 and out == ""
-    assert _one_error_line(err) == "cotaudit: missing optional dependency 'z3': pip install 'cotaudit[z3]'"
+    assert _one_error_line(err) == f"cotaudit: missing optional dependency 'z3': {install_hint('z3')}"
     code, _, err = _main(capsys, "audit", ".")
     assert code == 3
     _one_error_line(err)
@@ -340,7 +341,7 @@ def test_subprocess_exit_codes(tree: Path, run_cli: RunCli) -> None:
     assert proc.returncode == 2 and proc.stderr == b"cotaudit: missing.fake: no such file\n"
     proc = run_cli(["check", "dep.fake"], cwd=tree)
     assert proc.returncode == 3
-    assert proc.stderr == b"cotaudit: missing optional dependency 'z3': pip install 'cotaudit[z3]'\n"
+    assert proc.stderr.decode() == f"cotaudit: missing optional dependency 'z3': {install_hint('z3')}\n"
 
 
 def test_closed_pipe_keeps_the_exit_code(tree: Path, fake_launcher: str) -> None:

@@ -59,7 +59,9 @@ def test_fits_100_columns_and_never_cuts_a_name(make_report: Callable[..., Repor
 
 
 def test_totals_count_items_and_files_apart(make_report: Callable[..., Report]) -> None:
-    items = [make_report(input=InputRef("run.jsonl", f"q{i}", ""), verdict="pass", findings=()) for i in range(3)]
+    items = [
+        make_report(input=InputRef("run.jsonl", f"q{i}", ""), verdict="pass", findings=()) for i in range(3)
+    ]
     assert render_totals(items).startswith("3 items (1 file)  pass: 3")
     one = [make_report(input=InputRef("a.te", "a", ""), verdict="pass", findings=())]
     assert render_totals(one).startswith("1 item (1 file)  pass: 1")

@@ -13,6 +13,7 @@ from typing import Any
 from cotaudit import api
 from cotaudit.cli.limits import add_limit_options, limits_from_args
 from cotaudit.errors import UsageError
+from cotaudit.progress import active as progress_active
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -70,10 +71,10 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     )
     preload = (args.engine,) if args.engine else tuple(s.name for s in api.engines() if s.implemented)
     stream = None if args.quiet else sys.stderr
+    # The CLI's rich bar (cotaudit.progress) draws the live line when it is active.
+    live = stream is not None and sys.stderr.isatty() and not progress_active()
     try:
-        result = run_batch(
-            options, stream=stream, live=stream is not None and sys.stderr.isatty(), preload=preload
-        )
+        result = run_batch(options, stream=stream, live=live, preload=preload)
     except KeyboardInterrupt:
         sys.stderr.write(
             f"cotaudit: interrupted; continue with: cotaudit batch {args.input} -o {args.output} --resume\n"

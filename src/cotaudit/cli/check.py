@@ -23,6 +23,7 @@ from cotaudit.cli.limits import add_limit_options, engine_limits, limits_from_ar
 from cotaudit.cli.options import output_of
 from cotaudit.cli.select import add_selection_options, select_reports
 from cotaudit.errors import UsageError
+from cotaudit.progress import task
 from cotaudit.report import Report
 from cotaudit.report.jsonout import render_json
 from cotaudit.report.runlog import render_run_log
@@ -126,7 +127,16 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 def _cmd_audit(args: argparse.Namespace) -> int:
     apply_config(args)
-    result = api.audit(args.paths, limits=limits_from_args(args), engine_limits=engine_limits(args))
+    with task("audit (files)", None) as bar:
+
+        def on_file(done: int, total: int) -> None:
+            if done == 1:
+                bar.total(total)
+            bar.advance()
+
+        result = api.audit(
+            args.paths, limits=limits_from_args(args), engine_limits=engine_limits(args), on_file=on_file
+        )
     result = result._replace(reports=tuple(select_reports(result.reports, args)))
     if not result.reports:
         counts = _skip_counts(result.skipped)

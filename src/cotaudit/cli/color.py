@@ -31,7 +31,9 @@ STYLES: Mapping[str, str] = {
 }
 
 
-def use_color(choice: str | None, stream: TextIO | None = None, environ: Mapping[str, str] | None = None) -> bool:
+def use_color(
+    choice: str | None, stream: TextIO | None = None, environ: Mapping[str, str] | None = None
+) -> bool:
     """Whether output on ``stream`` (stdout by default) gets colour under ``--color choice``."""
     env = os.environ if environ is None else environ
     if choice == "always":

@@ -112,7 +112,9 @@ def _unknown(key: str, where: str, known: Sequence[str]) -> UsageError:
 def _limit(value: Any, key: str, where: str) -> float | int | None:
     if isinstance(value, str) and value.strip().lower() in ("none", "0"):
         return None
-    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+    ok = (
+        isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+    )
     if key == "memory-limit":
         ok = ok and isinstance(value, int)
     if not ok:

@@ -25,7 +25,19 @@ from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from cotaudit import __version__
-from cotaudit.cli import batch, certify, check, explain, options, report_cmd, select, serve, te, type6, vericot
+from cotaudit.cli import (
+    batch,
+    certify,
+    check,
+    explain,
+    options,
+    report_cmd,
+    select,
+    serve,
+    te,
+    type6,
+    vericot,
+)
 from cotaudit.cli import eval as eval_command
 from cotaudit.cli.check import EXIT_FINDINGS, EXIT_OK, exit_code
 from cotaudit.cli.color import use_color
@@ -133,7 +145,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if handler is None:
             raise UsageError(f"missing command: {', '.join(_commands(parser))} (see 'cotaudit --help')")
         # Long work reports progress (cotaudit.progress); a bar is drawn on a terminal's stderr.
-        bar = reporter_for(bool(getattr(args, "quiet", False)), use_color(getattr(args, "color", None), sys.stderr))
+        bar = reporter_for(
+            bool(getattr(args, "quiet", False)), use_color(getattr(args, "color", None), sys.stderr)
+        )
         with reporting(bar):
             return handler(args)
     except BrokenPipeError:

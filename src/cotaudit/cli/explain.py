@@ -19,7 +19,9 @@ from cotaudit.errors import UsageError
 
 def add_codes_command(sub: argparse._SubParsersAction[Any]) -> None:
     p = sub.add_parser("codes", help="list the stable codes: code, severity, summary")
-    p.add_argument("--engine", metavar="E", help="only this engine's codes (te, type6, vericot, certify, cot)")
+    p.add_argument(
+        "--engine", metavar="E", help="only this engine's codes (te, type6, vericot, certify, cot)"
+    )
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(handler=_cmd_codes)
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import math
-
 from collections.abc import Callable
 from typing import TypeVar
 

@@ -37,6 +37,9 @@ def _add(parser: argparse.ArgumentParser, *, top: bool) -> None:
         for action in parser._actions:
             if "--quiet" in action.option_strings:
                 action.default = argparse.SUPPRESS
+                if "-q" not in existing:  # the short spelling every other command has
+                    action.option_strings = [*action.option_strings, "-q"]
+                    parser._option_string_actions["-q"] = action
     else:
         flags = ["-q", "--quiet"] if "-q" not in existing else ["--quiet"]
         parser.add_argument(

@@ -44,10 +44,12 @@ class RichReporter:
         )
         from rich.text import Text
 
-        class RateColumn(ProgressColumn):  # type: ignore[misc]
+        class RateColumn(ProgressColumn):
             def render(self, task: Any) -> Any:
                 speed = task.finished_speed or task.speed
-                return Text("-- items/s" if speed is None else f"{speed:,.1f} items/s", style="progress.data.speed")
+                return Text(
+                    "-- items/s" if speed is None else f"{speed:,.1f} items/s", style="progress.data.speed"
+                )
 
         console = Console(file=stream, no_color=not color, highlight=False)
         self.bar = Progress(

@@ -25,7 +25,9 @@ def add_command(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("run_log", metavar="RUN.jsonl")
     p.add_argument("-o", "--output", metavar="DIR", required=True, help="directory to write (created)")
     p.add_argument("--title", default="", help="page title (default: the run log's name)")
-    p.add_argument("--page-size", type=int, default=200, metavar="N", help="items per list page (default 200)")
+    p.add_argument(
+        "--page-size", type=int, default=200, metavar="N", help="items per list page (default 200)"
+    )
     p.set_defaults(handler=_cmd_report)
 
 

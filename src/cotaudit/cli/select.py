@@ -45,7 +45,9 @@ def add_selection_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--extend-select", action=_Extend, metavar="CODES", help="add codes or prefixes to the selection"
     )
-    group.add_argument("--ignore", action=_Extend, metavar="CODES", help="do not report these codes or prefixes")
+    group.add_argument(
+        "--ignore", action=_Extend, metavar="CODES", help="do not report these codes or prefixes"
+    )
     group.add_argument(
         "--fail-on",
         choices=FAIL_ON,
@@ -53,7 +55,10 @@ def add_selection_options(parser: argparse.ArgumentParser) -> None:
         help="exit 1 on any item that did not pass (error, the default), or also on a warning",
     )
     group.add_argument(
-        "--config", dest="config_file", metavar="FILE", help="read this configuration (pyproject.toml or TOML)"
+        "--config",
+        dest="config_file",
+        metavar="FILE",
+        help="read this configuration (pyproject.toml or TOML)",
     )
     group.add_argument("--isolated", action="store_true", help="ignore every configuration file")
 
@@ -107,7 +112,11 @@ def resolved(args: argparse.Namespace, config: ConfigFile) -> dict[str, Any]:
             name: {"time-limit": lim.wall_s, "memory-limit": lim.memory_mb}
             for name, lim in engine_limits(args).items()
         },
-        "codes": {"enabled": len(enabled), "of": len(CODES), "not_reported": sorted(set(CODES) - set(enabled))},
+        "codes": {
+            "enabled": len(enabled),
+            "of": len(CODES),
+            "not_reported": sorted(set(CODES) - set(enabled)),
+        },
     }
 
 

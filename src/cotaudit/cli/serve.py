@@ -10,6 +10,7 @@ import argparse
 import os
 from typing import Any
 
+from cotaudit.cli.ports import ensure_bindable
 from cotaudit.errors import MissingDependency, UsageError
 
 EXIT_OK = 0
@@ -105,5 +106,6 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         max_waiting=args.max_waiting,
         max_active=args.max_active,
     )
+    ensure_bindable(args.host, args.port)
     serve(config, log_level=args.log_level)
     return EXIT_OK

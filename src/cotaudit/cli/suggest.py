@@ -1,4 +1,4 @@
-""""Did you mean" for a mistyped command, tool, choice or flag.
+""" "Did you mean" for a mistyped command, tool, choice or flag.
 
 argparse's own messages name what was wrong; :func:`did_you_mean` adds the nearest valid
 spelling (``difflib``, as git and cargo do). A mistyped flag is matched against the flags of the

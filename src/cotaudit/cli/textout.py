@@ -60,7 +60,9 @@ def totals_line(reports: Sequence[Report], color: bool = False) -> str:
             line += f" ({count_words(warnings, 'warning')})"
         line = paint(line + ".", "pass", color)
     else:
-        found = count_words(errors, "error") + (f" and {count_words(warnings, 'warning')}" if warnings else "")
+        found = count_words(errors, "error") + (
+            f" and {count_words(warnings, 'warning')}" if warnings else ""
+        )
         mix = ", ".join(f"{verdicts[v]} {v}" for v in VERDICTS if verdicts[v])
         bad = n - verdicts["pass"]
         line = f"Found {found} in {bad} of {count_words(n, 'item')} ({mix})."
@@ -68,7 +70,9 @@ def totals_line(reports: Sequence[Report], color: bool = False) -> str:
     ignored = ignored_counts(reports)
     if ignored:
         total = sum(ignored.values())
-        line += f" {count_words(total, 'finding')} not reported by the selection ({', '.join(sorted(ignored))})."
+        line += (
+            f" {count_words(total, 'finding')} not reported by the selection ({', '.join(sorted(ignored))})."
+        )
     return line
 
 

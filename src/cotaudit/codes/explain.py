@@ -26,7 +26,9 @@ class Explanation:
     is_input: bool = False  # example and near_miss are real inputs of the engine
 
 
-def x(code: str, meaning: str, example: str, near_miss: str, fix: str, *, is_input: bool = False) -> Explanation:
+def x(
+    code: str, meaning: str, example: str, near_miss: str, fix: str, *, is_input: bool = False
+) -> Explanation:
     """Shorthand for the data modules."""
     return Explanation(code, meaning, example, near_miss, fix, is_input)
 

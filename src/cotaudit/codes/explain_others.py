@@ -121,8 +121,7 @@ COT_EXPLAIN: tuple[Explanation, ...] = (
     ),
     x(
         "COT_E004",
-        "The input is not a chain of thought the engine can read: a malformed record, no steps, "
-        "binary data.",
+        "The input is not a chain of thought the engine can read: a malformed record, no steps, binary data.",
         "an empty .txt file",
         "a .txt file with one step per line",
         "Give the chain as text, one step per line or per 'Step N:'.",

@@ -121,7 +121,7 @@ TE_EXPLAIN: tuple[Explanation, ...] = (
         "TE_E013",
         "The line or its expression does not fit the TE grammar, or uses a construct the safe "
         "evaluator refuses (attribute access, calls outside the whitelist, strings).",
-        "GIVEN:\n  a := 2\nGOAL: b\nEQ[e1]: b = __import__(\"os\").system(\"id\")\nANS: b\n",
+        'GIVEN:\n  a := 2\nGOAL: b\nEQ[e1]: b = __import__("os").system("id")\nANS: b\n',
         "GIVEN:\n  a := 2\nGOAL: b\nEQ[e1]: b = a * 3 = 6\nANS: b\n",
         "Write plain arithmetic over declared symbols and the listed functions (sqrt, log, Sum, ...).",
         is_input=True,

@@ -43,7 +43,7 @@ TYPE6_EXPLAIN: tuple[Explanation, ...] = (
         "T6_E004",
         "A trace needs at least one statement and a sink (the answer a, or an inferable last "
         "statement) for the analysis to have a target.",
-        "\n",
+        "T  q      : Is 2 even?\n",
         _OK,
         "Annotate at least the question q and the answer a.",
         is_input=True,
@@ -67,8 +67,10 @@ TYPE6_EXPLAIN: tuple[Explanation, ...] = (
         "T6_E101",
         "The trace knows a proposition (K) and later knows its negation, with no revision "
         "licensed in between (a re-check R followed by a derivation of the new value).",
-        _ALIBI + "T  p3        : The neighbour heard a car.\nT  K p1      : I now know he was at home at 9.\nT  THEN a    : So he had an alibi.\n",
-        _ALIBI + "T  THEN p1   : So he was at home at 9.\nT  K p1      : I now know he was at home at 9.\nT  THEN a    : So he had an alibi.\n",
+        _ALIBI
+        + "T  p3        : The neighbour heard a car.\nT  K p1      : I now know he was at home at 9.\nT  THEN a    : So he had an alibi.\n",
+        _ALIBI
+        + "T  THEN p1   : So he was at home at 9.\nT  K p1      : I now know he was at home at 9.\nT  THEN a    : So he had an alibi.\n",
         "Derive the new value (THEN) after the re-check before committing to it, or drop the first claim.",
         is_input=True,
     ),
@@ -84,16 +86,20 @@ TYPE6_EXPLAIN: tuple[Explanation, ...] = (
     x(
         "T6_E103",
         "A commitment (K or B) annotated Uc: a statement cannot be both held and uncertain.",
-        "T  q     : How old is the universe?\nUc B p1  : I know the exact age of the universe to the day.\n" + _AGE,
-        "T  q     : How old is the universe?\nUk B p1  : I know the exact age of the universe to the day.\n" + _AGE,
+        "T  q     : How old is the universe?\nUc B p1  : I know the exact age of the universe to the day.\n"
+        + _AGE,
+        "T  q     : How old is the universe?\nUk B p1  : I know the exact age of the universe to the day.\n"
+        + _AGE,
         "Annotate what the sentence really does: drop the B/K operator, or the Uc.",
         is_input=True,
     ),
     x(
         "T6_E104",
         "A knowledge claim (K) annotated Uk: claiming to know the unknowable.",
-        "T  q     : How old is the universe?\nUk K p1  : I know the exact age of the universe to the day.\n" + _AGE,
-        "T  q     : How old is the universe?\nUk B p1  : I know the exact age of the universe to the day.\n" + _AGE,
+        "T  q     : How old is the universe?\nUk K p1  : I know the exact age of the universe to the day.\n"
+        + _AGE,
+        "T  q     : How old is the universe?\nUk B p1  : I know the exact age of the universe to the day.\n"
+        + _AGE,
         "Weaken the claim to a belief (B) or drop it.",
         is_input=True,
     ),
@@ -150,8 +156,7 @@ TYPE6_EXPLAIN: tuple[Explanation, ...] = (
     ),
     x(
         "T6_W302",
-        "Opposite values on one proposition where one side is a bare statement, not licensed by "
-        "a revision.",
+        "Opposite values on one proposition where one side is a bare statement, not licensed by a revision.",
         "T  q      : Is the shop open today?\nT  p1     : The shop opens on weekdays.\nT  p2     : Today is a public holiday.\nT  NOT p1 : On holidays the weekday schedule does not apply.\nT  p3     : The hours are posted on the door.\nT  THEN a : So check the door.\n",
         "T  q      : Is the shop open today?\nT  p1     : The shop opens on weekdays.\nT  p2     : Today is a public holiday.\nT  p3     : The hours are posted on the door.\nT  THEN a : So check the door.\n",
         "Use a new proposition for the exception, or revise explicitly (R, then THEN NOT p1).",
@@ -244,7 +249,8 @@ TYPE6_EXPLAIN: tuple[Explanation, ...] = (
         "T6_I001",
         "Opposite values on a proposition, but the change was licensed (a re-check, then a "
         "derivation): a legitimate revision, recorded as information.",
-        _ALIBI + "T  THEN p1   : So he was at home at 9.\nT  K p1      : I now know he was at home at 9.\nT  THEN a    : So he had an alibi.\n",
+        _ALIBI
+        + "T  THEN p1   : So he was at home at 9.\nT  K p1      : I now know he was at home at 9.\nT  THEN a    : So he had an alibi.\n",
         _ALIBI + "T  THEN a    : So he had an alibi.\n",
         "Nothing to fix.",
         is_input=True,
@@ -259,8 +265,7 @@ TYPE6_EXPLAIN: tuple[Explanation, ...] = (
     ),
     x(
         "T6_W001",
-        "An operator token type6 does not know (MAYBE, PERHAPS) or one in the wrong place; it is "
-        "ignored.",
+        "An operator token type6 does not know (MAYBE, PERHAPS) or one in the wrong place; it is ignored.",
         "T  q       : Is the claim supported?\nT  MAYBE p1 : Perhaps the survey supports it.\nT  THEN a  : So the claim is supported.\n",
         "T  q       : Is the claim supported?\nT  B p1    : Perhaps the survey supports it.\nT  THEN a  : So the claim is supported.\n",
         "Use the operators of docs/type6.md (K, B, NOT, AND, OR, IF, THEN, R, N).",

@@ -7,6 +7,11 @@ from cotaudit.report.model import Report
 
 
 def write_site(
-    reports: Sequence[Report], out: Path, *, title: str, page_size: int = 200, on_item: Callable[[int], None] | None = None
+    reports: Sequence[Report],
+    out: Path,
+    *,
+    title: str,
+    page_size: int = 200,
+    on_item: Callable[[int], None] | None = None,
 ) -> Path:
     raise NotImplementedError
