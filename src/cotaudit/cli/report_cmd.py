@@ -28,10 +28,14 @@ def add_command(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument(
         "--page-size", type=int, default=200, metavar="N", help="items per list page (default 200)"
     )
+    p.add_argument("--no-timing", action="store_true", help="leave out timings (byte-identical output)")
     p.set_defaults(handler=_cmd_report)
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
+    from cotaudit import __version__
+    from cotaudit.cli import html
+    from cotaudit.cli.io import cannot_write
     from cotaudit.cli.options import output_of
     from cotaudit.progress import task
     from cotaudit.report.html_site import write_site
@@ -46,14 +50,23 @@ def _cmd_report(args: argparse.Namespace) -> int:
         log = read_run_log(path)
     if not log.reports:
         raise InputError(args.run_log, "the run log holds no reports")
-    with task("writing the report", len(log.reports)) as bar:
-        index = write_site(
-            log.reports,
-            Path(args.output),
-            title=args.title or path.name,
-            page_size=args.page_size,
-            on_item=bar.advance,
-        )
+    html.register_builtin_visuals()
+    with task("reading the traces", None):
+        sources = html.sources_for(log.reports)
+    try:
+        with task("writing the report", len(log.reports)) as bar:
+            index = write_site(
+                log.reports,
+                Path(args.output),
+                title=args.title or path.name,
+                page_size=args.page_size,
+                sources=sources,
+                timing=not args.no_timing,
+                version=__version__,
+                on_item=bar.advance,
+            )
+    except OSError as exc:
+        raise cannot_write(Path(args.output), exc) from None
     out = output_of(args)
     if not out.quiet:
         sys.stdout.write(f"{index.as_posix()}\n")
