@@ -228,3 +228,13 @@ def test_batch_draws_its_bar_on_stderr_only(tmp_path: Path) -> None:
     drawn = b"".join(chunks).decode(errors="replace")
     assert proc.returncode == 1 and proc.stdout == b""
     assert "50/50" in drawn and "items/s" in drawn and "batch: 50 items checked" in drawn
+
+
+def test_audit_quiet_and_verbose(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    html = str(tmp_path / "html")
+    _, quiet, err = _run(capsys, "audit", "-q", "--html-dir", html, SLIP, JANET)
+    assert quiet == f"{SLIP}:5:26: TE_E006 EQ[e3] claims 8 but 16-3-4 = 9\n" and err == ""
+    _, normal, err = _run(capsys, "audit", "--html-dir", html, SLIP, JANET)
+    assert "2 items (2 files)" in normal and err == ""  # near miss: the summary is back
+    _, _, err = _run(capsys, "audit", "-v", "--html-dir", html, SLIP, JANET)
+    assert err == f"cotaudit: HTML report: {html}/index.html\n"

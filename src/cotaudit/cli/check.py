@@ -144,8 +144,9 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         where = " ".join(args.paths)
         raise UsageError(f"no supported files found in {where}" + (f" (skipped: {why})" if why else ""))
     timing = not args.no_timing
+    out = output_of(args)
     if not args.no_html:
-        _write_audit_html(result.reports, args.html_dir, timing)
+        _write_audit_html(result.reports, args.html_dir, timing, out.verbose)
     if args.format == "json":
         emit(render_json(result.reports, timing=timing), args.output)
         return exit_code(result.reports, args.fail_on) if args.strict else EXIT_OK
@@ -156,18 +157,21 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     ]
     counts = _skip_counts(result.skipped)
     head = "".join(line + "\n" for line in lines)
+    if out.quiet:  # findings (and unreadable inputs) only
+        emit(head, args.output)
+        return exit_code(result.reports, args.fail_on) if args.strict else EXIT_OK
     summary = render_summary(result.reports, timing=timing, skipped=counts)
     emit(head + ("\n" if head else "") + summary, args.output)
     return exit_code(result.reports, args.fail_on) if args.strict else EXIT_OK
 
 
-def _write_audit_html(reports: Sequence[Report], directory: str, timing: bool) -> None:
-    """The HTML report of an audit; where it went is said on a terminal only (stdout and a
-    redirected stderr stay as they were)."""
+def _write_audit_html(reports: Sequence[Report], directory: str, timing: bool, verbose: bool = False) -> None:
+    """The HTML report of an audit; where it went is said on a terminal or with ``--verbose``
+    (stdout and a redirected stderr stay as they were otherwise)."""
     from cotaudit.cli import html
 
     path = html.write_report_dir(reports, directory, timing=timing)
-    if sys.stderr.isatty():
+    if verbose or sys.stderr.isatty():
         sys.stderr.write(f"cotaudit: HTML report: {path.as_posix()}\n")
 
 
