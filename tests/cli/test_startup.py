@@ -67,3 +67,38 @@ def test_a_symbolic_trace_keeps_sympy_out_of_the_cli_process() -> None:
     code, heavy = _heavy_after("check", "examples/te/O_parametric.te")
     assert code == 0
     assert heavy == []  # SymPy runs in the te worker process
+
+
+ARGVS = [
+    ["check", "x.te"],
+    ["-q", "check", "--ignore", "TE_W001", "x.te"],
+    ["--color", "always", "audit", "--strict", "x"],
+    ["batch", "in.jsonl", "-o", "out.jsonl", "--workers", "2"],
+    ["te", "convert", "g.jsonl", "-o", "o.jsonl"],
+    ["type6", "render", "t.t6", "--columns", "3"],
+    ["certify", "query", "--db", "s.sqlite", "goal(x)"],
+    ["eval", "te", "--runs", "1"],
+    ["report", "r.jsonl", "-o", "d"],
+    ["explain", "TE_E006"],
+    ["config", "-v"],
+]
+
+
+@pytest.mark.parametrize("argv", ARGVS, ids=lambda a: " ".join(a))
+def test_the_partial_parser_parses_like_the_whole_one(argv: list[str]) -> None:
+    from cotaudit.cli.entry import build_parser
+
+    def plain(ns: object) -> dict[str, object]:
+        return {k: v for k, v in vars(ns).items() if not callable(v)}
+
+    whole = build_parser().parse_args(argv)
+    part = build_parser(argv).parse_args(argv)
+    assert plain(part) == plain(whole)
+    assert getattr(part.handler, "__qualname__", None) == getattr(whole.handler, "__qualname__", None)
+
+
+def test_an_unknown_command_builds_the_whole_parser_for_did_you_mean() -> None:
+    from cotaudit.cli.entry import _commands, build_parser
+
+    assert len(_commands(build_parser(["chek"]))) == len(_commands(build_parser()))
+    assert _commands(build_parser(["check", "x.te"])) == ["check"]  # near miss: a known command

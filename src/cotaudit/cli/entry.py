@@ -22,7 +22,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from cotaudit import __version__
 from cotaudit.cli import (
@@ -42,6 +42,7 @@ from cotaudit.cli import eval as eval_command
 from cotaudit.cli.check import EXIT_FINDINGS, EXIT_OK, exit_code
 from cotaudit.cli.color import use_color
 from cotaudit.cli.io import closed_pipe
+from cotaudit.cli.lazy import OnlyCommand, wanted_command
 from cotaudit.cli.progress import reporter_for
 from cotaudit.cli.suggest import did_you_mean, help_prog
 from cotaudit.errors import CotauditError, UsageError
@@ -106,16 +107,34 @@ def _add_engine_group(sub: argparse._SubParsersAction[_Parser], engine: str, reg
     group.set_defaults(handler=_cmd_group_help(engine, sorted(tools.choices)))
 
 
-def build_parser() -> _Parser:
+def build_parser(argv: Sequence[str] | None = None) -> _Parser:
+    """The parser; given ``argv`` naming a command, only that command's part is built."""
+    wanted = wanted_command(argv) if argv is not None else None
+    if wanted is not None:
+        parser = _build(wanted)
+        if parser is not None:
+            return parser
+    parser = _build(None)
+    assert parser is not None
+    return parser
+
+
+def _build(wanted: str | None) -> _Parser | None:
     parser = _Parser(prog="cotaudit", description="Mechanical audits of language-model reasoning traces.")
     parser.add_argument("--version", action="version", version=f"cotaudit {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    real = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub: Any = real if wanted is None else OnlyCommand(real, wanted)
     for register in COMMANDS:
         register(sub)
     for engine, register_tools in ENGINE_GROUPS:
-        _add_engine_group(sub, engine, register_tools)
+        if wanted is None or engine == wanted:
+            _add_engine_group(real, engine, register_tools)
+        else:
+            sub.add_parser(engine)  # its name only
     for register in LAST_COMMANDS:
         register(sub)
+    if isinstance(sub, OnlyCommand) and not sub.found:
+        return None  # no such command: the whole parser, for "did you mean"
     options.add_everywhere(parser)
     return parser
 
@@ -135,15 +154,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI and return the exit code (the console script passes it to ``sys.exit``)."""
     debug = bool(os.environ.get("COTAUDIT_DEBUG"))
     try:
-        parser = build_parser()
         _Parser.argv = list(argv) if argv is not None else sys.argv[1:]
+        parser = build_parser(_Parser.argv)
         try:
             args = parser.parse_args(argv)
         except SystemExit as exc:  # --help and --version print and exit 0
             return exc.code if isinstance(exc.code, int) else EXIT_OK
         handler: Handler | None = getattr(args, "handler", None)
         if handler is None:
-            raise UsageError(f"missing command: {', '.join(_commands(parser))} (see 'cotaudit --help')")
+            names = _commands(build_parser())
+            raise UsageError(f"missing command: {', '.join(names)} (see 'cotaudit --help')")
         # Long work reports progress (cotaudit.progress); a bar is drawn on a terminal's stderr.
         bar = reporter_for(
             bool(getattr(args, "quiet", False)), use_color(getattr(args, "color", None), sys.stderr)
