@@ -147,3 +147,12 @@ def test_config_command_prints_the_resolved_configuration(
     assert "# not reported: TE_W001" in lines
     data = json.loads(_run(capsys, "config", "--format", "json", "--isolated")[1])
     assert data["file"] is None and data["ignore"] == [] and data["codes"]["not_reported"] == []
+
+
+def test_inline_and_dotted_tables_are_found(proj: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (proj / "pyproject.toml").write_text('[tool]\ncotaudit = { ignore = ["TE_E006"] }\n', encoding="utf-8")
+    assert _run(capsys, "check", SLIP)[0] == 0
+    (proj / "pyproject.toml").write_text('tool.cotaudit.ignore = ["TE_E006"]\n', encoding="utf-8")
+    assert _run(capsys, "check", SLIP)[0] == 0
+    (proj / "pyproject.toml").write_text('[tool.other]\nignore = ["TE_E006"]\n', encoding="utf-8")
+    assert _run(capsys, "check", SLIP)[0] == 1  # near miss: another tool's table

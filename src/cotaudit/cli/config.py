@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import math
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -35,6 +36,8 @@ PROJECT_FILE = "pyproject.toml"
 OWN_FILE = "cotaudit.toml"
 KEYS = ("select", "extend-select", "ignore", "fail-on", "time-limit", "memory-limit", "engine")
 LIMIT_KEYS = ("time-limit", "memory-limit")
+# [tool.cotaudit...], tool.cotaudit.x = ..., or cotaudit = {...} inside [tool]
+_MENTIONS_TABLE = re.compile(r"tool\s*\.\s*\"?cotaudit|^\s*\"?cotaudit\"?\s*=", re.M)
 
 
 class ConfigFile(NamedTuple):
@@ -68,6 +71,14 @@ def _load_toml(path: Path) -> dict[str, Any]:
 
 def _table_of(path: Path) -> dict[str, Any] | None:
     """The cotaudit table of ``path`` (``None``: a pyproject.toml without one)."""
+    if path.name == PROJECT_FILE:
+        try:
+            if not _MENTIONS_TABLE.search(path.read_text(encoding="utf-8", errors="replace")):
+                return None  # most projects: no need to parse the TOML at all
+        except OSError as exc:
+            raise UsageError(
+                f"{path.as_posix()}: cannot read ({exc.strerror or type(exc).__name__})"
+            ) from None
     data = _load_toml(path)
     if path.name != PROJECT_FILE:
         tool = data.get("tool")

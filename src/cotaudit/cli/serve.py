@@ -10,7 +10,6 @@ import argparse
 import os
 from typing import Any
 
-from cotaudit.cli.ports import ensure_bindable
 from cotaudit.errors import MissingDependency, UsageError
 
 EXIT_OK = 0
@@ -106,6 +105,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         max_waiting=args.max_waiting,
         max_active=args.max_active,
     )
+    from cotaudit.cli.ports import ensure_bindable  # sockets: only when serving
+
     ensure_bindable(args.host, args.port)
     serve(config, log_level=args.log_level)
     return EXIT_OK
