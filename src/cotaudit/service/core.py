@@ -22,7 +22,7 @@ from typing import Any
 from cotaudit import __version__, api, codes
 from cotaudit.batch.jobs import Payload, execute
 from cotaudit.batch.pool import LocalPool
-from cotaudit.errors import EngineUnavailable, UnknownEngine
+from cotaudit.errors import CotauditError, EngineUnavailable, UnknownEngine
 from cotaudit.report.encoded import EncodedReport
 from cotaudit.rewards import Shaping, completion_text, reward_for
 from cotaudit.service.config import EngineRoute, ServiceConfig, resolve
@@ -31,7 +31,7 @@ from cotaudit.service.encode import TooLarge, encode, fit_report, fit_reports
 RENDER_THREADS = 2  # encoding is CPU work: more threads than cores only queue on the GIL
 
 
-class ServiceError(Exception):
+class ServiceError(CotauditError):
     """An error answered to the client: HTTP ``status``, stable ``code``, one-line ``message``."""
 
     def __init__(

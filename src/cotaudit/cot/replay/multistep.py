@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from cotaudit.cot.claims import Claim, Verdict, find_claims
-from cotaudit.cot.replay import Check, Replay
+from cotaudit.cot.replay.model import Check, Replay
 from cotaudit.te.corpus.gsm8k_numbers import NotArithmetic, arithmetic, constant
 from cotaudit.te.numeric import fmt_fraction
 
