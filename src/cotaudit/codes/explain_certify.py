@@ -2,7 +2,7 @@
 ``.kb`` file (its ``%% units`` and ``%% queries`` sections) against an interface Σ with
 predicates ``p/1`` (a source predicate, in the whitelist Ω), ``q/1`` and ``t/1``."""
 
-from cotaudit.codes.explain import Explanation, x
+from cotaudit.codes.explain_model import Explanation, x
 
 _REJ = "The unit is rejected by the gate and not admitted; the rest of the file is still checked."
 _DAG = "The derivation is checked by the independent checker, which never trusts the executor."

@@ -1,6 +1,6 @@
 """Explanations of the vericot, cot and cross-engine (COTAUDIT_) codes."""
 
-from cotaudit.codes.explain import Explanation, x
+from cotaudit.codes.explain_model import Explanation, x
 
 _VC = "docs/vericot.md"
 

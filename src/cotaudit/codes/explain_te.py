@@ -1,7 +1,7 @@
 """Explanations of the te codes (TE-41): each example is a trace that produces the code, and its
 near miss the smallest edit that does not (a test runs both through the linter)."""
 
-from cotaudit.codes.explain import Explanation, x
+from cotaudit.codes.explain_model import Explanation, x
 
 _H = "GIVEN:\n  a := 4\n  b := 6\nGOAL: total\n"
 

@@ -1,7 +1,7 @@
 """Explanations of the type6 codes: most examples are annotated traces (``.t6``) with a near miss
 that differs in one line (the pairs of ``examples/type6``); a test runs both through type6."""
 
-from cotaudit.codes.explain import Explanation, x
+from cotaudit.codes.explain_model import Explanation, x
 
 _OK = "T  q      : Is 2 even?\nT  p1     : 2 is divisible by 2.\nT  THEN a : So 2 is even.\n"
 _PRIME = (
