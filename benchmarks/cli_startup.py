@@ -1,6 +1,6 @@
 """Start-up of the command line: a single-file ``cotaudit check`` of every bundled te example.
 
-    python benchmarks/cli_startup.py [--runs N] [--examples GLOB]
+    python benchmarks/cli_startup.py [--runs N] [--examples GLOB] [--src OTHER/src]
 
 Each measured run is a whole process (``python -m cotaudit check FILE``), timed from spawn to
 exit with ``perf_counter``. The peer, measured in the same run and interleaved with it, is
@@ -58,11 +58,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=21, help="measured runs per example (default 21)")
     parser.add_argument("--examples", default="examples/te/*.te", help="te files to check")
     parser.add_argument("--imports", action="store_true", help="also list the heavy modules imported")
+    parser.add_argument(
+        "--src", type=Path, default=ROOT / "src", help="the cotaudit source tree to time (default: this one)"
+    )
     args = parser.parse_args()
     # Byte-code caches as an installed package has them (a shell with PYTHONDONTWRITEBYTECODE
     # would otherwise compile every module from source on every run), kept out of the tree.
     cache = tempfile.mkdtemp(prefix="cotaudit-pyc-")
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "PYTHONPYCACHEPREFIX": cache}
+    env = {**os.environ, "PYTHONPATH": str(args.src.resolve()), "PYTHONPYCACHEPREFIX": cache}
     env.pop("COTAUDIT_DEBUG", None)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     files = sorted(ROOT.glob(args.examples))
