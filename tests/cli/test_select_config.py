@@ -156,3 +156,14 @@ def test_inline_and_dotted_tables_are_found(proj: Path, capsys: pytest.CaptureFi
     assert _run(capsys, "check", SLIP)[0] == 0
     (proj / "pyproject.toml").write_text('[tool.other]\nignore = ["TE_E006"]\n', encoding="utf-8")
     assert _run(capsys, "check", SLIP)[0] == 1  # near miss: another tool's table
+
+
+def test_batch_takes_its_limits_from_the_file(proj: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    items = proj / "in.jsonl"
+    items.write_text(json.dumps({"id": "a", "engine": "te", "text": (proj / SLIP).read_text()}) + "\n")
+    (proj / "pyproject.toml").write_text("[tool.cotaudit]\ntime-limit = 0.000001\n", encoding="utf-8")
+    assert _run(capsys, "batch", str(items), "-o", str(proj / "out.jsonl"), "--quiet")[0] == 1
+    header, report = (json.loads(line) for line in (proj / "out.jsonl").read_text().splitlines())
+    assert header["config"]["time_limit"] == 0.000001 and report["verdict"] == "abstain"
+    assert _run(capsys, "batch", str(items), "-o", str(proj / "o2.jsonl"), "--isolated", "--quiet")[0] == 1
+    assert json.loads((proj / "o2.jsonl").read_text().splitlines()[1])["verdict"] == "fail"  # near miss

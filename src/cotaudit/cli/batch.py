@@ -12,6 +12,7 @@ from typing import Any
 
 from cotaudit import api
 from cotaudit.cli.limits import add_limit_options, limits_from_args
+from cotaudit.cli.select import add_config_options
 from cotaudit.errors import UsageError
 from cotaudit.progress import active as progress_active
 
@@ -44,6 +45,7 @@ def add_command(sub: argparse._SubParsersAction[Any]) -> None:
         "(default 60; 0 = no limit)",
     )
     add_limit_options(p)
+    add_config_options(p)
     p.add_argument("--resume", action="store_true", help="continue OUT.jsonl, skipping ids already in it")
     p.add_argument("--no-timing", action="store_true", help="leave out timing_ms (byte-identical output)")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary line")
@@ -52,6 +54,9 @@ def add_command(sub: argparse._SubParsersAction[Any]) -> None:
 
 def _cmd_batch(args: argparse.Namespace) -> int:
     from cotaudit.batch.runner import BatchOptions, run_batch
+    from cotaudit.cli.config import apply_config
+
+    apply_config(args)  # time-limit and memory-limit from [tool.cotaudit] (one budget for every engine)
 
     if args.timeout < 0:
         raise UsageError("--timeout must not be negative")

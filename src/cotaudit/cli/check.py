@@ -22,6 +22,7 @@ from cotaudit.cli.io import emit
 from cotaudit.cli.limits import add_limit_options, engine_limits, limits_from_args
 from cotaudit.cli.options import output_of
 from cotaudit.cli.select import add_selection_options, select_reports
+from cotaudit.cli.textout import finding_text
 from cotaudit.errors import UsageError
 from cotaudit.progress import task
 from cotaudit.report import Report
@@ -29,7 +30,7 @@ from cotaudit.report.jsonout import render_json
 from cotaudit.report.runlog import render_run_log
 from cotaudit.report.sarif import render_sarif
 from cotaudit.report.summary import render_summary
-from cotaudit.report.text import STDIN_LABEL, finding_lines, verdict_line
+from cotaudit.report.text import STDIN_LABEL, verdict_line
 from cotaudit.selection import exceeds
 
 EXIT_OK = 0
@@ -150,7 +151,9 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     if args.format == "json":
         emit(render_json(result.reports, timing=timing), args.output)
         return exit_code(result.reports, args.fail_on) if args.strict else EXIT_OK
-    lines = finding_lines(result.reports, ("error", "warning"))
+    lines = [
+        finding_text(r, f, out.color) for r in result.reports for f in r.findings if f.severity != "info"
+    ]
     lines += [verdict_line(r) for r in result.reports if r.verdict == "invalid"]
     lines += [
         f"{s.path}: skipped ({s.reason})" for s in result.skipped if s.kind in ("unavailable", "unreadable")

@@ -195,12 +195,13 @@ def apply_config(args: argparse.Namespace) -> ConfigFile:
     """Merge the configuration file into ``args`` (the command line wins); return the file."""
     config = config_for(args)
     table = config.table
-    if args.select is None and "select" in table:
-        args.select = list(table["select"])
-    args.extend_select = [*table.get("extend-select", ()), *(args.extend_select or ())]
-    args.ignore = [*table.get("ignore", ()), *(args.ignore or ())]
-    if args.fail_on is None:
-        args.fail_on = table.get("fail-on", "error")
+    if hasattr(args, "select"):  # commands with the selection flags (batch has none)
+        if args.select is None and "select" in table:
+            args.select = list(table["select"])
+        args.extend_select = [*table.get("extend-select", ()), *(args.extend_select or ())]
+        args.ignore = [*table.get("ignore", ()), *(args.ignore or ())]
+        if args.fail_on is None:
+            args.fail_on = table.get("fail-on", "error")
     for key in LIMIT_KEYS:
         attr = key.replace("-", "_")
         if not hasattr(args, attr):

@@ -54,13 +54,18 @@ def add_selection_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="exit 1 on any item that did not pass (error, the default), or also on a warning",
     )
-    group.add_argument(
+    add_config_options(group)
+
+
+def add_config_options(parser: Any) -> None:
+    """``--config FILE`` and ``--isolated`` (also for a command that reads the file but selects nothing)."""
+    parser.add_argument(
         "--config",
         dest="config_file",
         metavar="FILE",
         help="read this configuration (pyproject.toml or TOML)",
     )
-    group.add_argument("--isolated", action="store_true", help="ignore every configuration file")
+    parser.add_argument("--isolated", action="store_true", help="ignore every configuration file")
 
 
 def selection_of(args: argparse.Namespace) -> Selection:

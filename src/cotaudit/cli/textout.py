@@ -25,7 +25,8 @@ from cotaudit.report.text import count_words, finding_column, input_label, one_l
 from cotaudit.selection import ignored_counts
 
 
-def _finding(report: Report, finding: Finding, color: bool) -> str:
+def finding_text(report: Report, finding: Finding, color: bool) -> str:
+    """``path:line:col: CODE message``, coloured when ``color``."""
     where = paint(input_label(report.input), "path", color)
     line = finding.location.line
     if line is not None:
@@ -79,7 +80,7 @@ def totals_line(reports: Sequence[Report], color: bool = False) -> str:
 def render_check_text(reports: Sequence[Report], out: Output, *, timing: bool = True) -> str:
     lines: list[str] = []
     for report in reports:
-        lines += [_finding(report, f, out.color) for f in report.findings]
+        lines += [finding_text(report, f, out.color) for f in report.findings]
         if out.quiet:
             if report.verdict == "invalid" and not report.findings:
                 lines.append(_verdict(report, out.color, False))
