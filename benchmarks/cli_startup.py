@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -43,14 +44,19 @@ def wall_ms(argv: Sequence[str], env: dict[str, str]) -> float:
 
 
 def heavy_imports(path: Path, env: dict[str, str]) -> list[str]:
+    """The heavy modules a check of ``path`` imports, and ``sympy-worker`` when it starts te's
+    SymPy process (a symbolic trace)."""
     code = (
-        f"import sys; sys.argv = ['cotaudit', 'check', {str(path)!r}]\n"
-        "from cotaudit.cli import main\nmain()\n"
-        "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)"
+        "import io, sys, contextlib\n"
+        "from cotaudit.cli import main\n"
+        f"with contextlib.redirect_stdout(io.StringIO()): main(['check', {str(path)!r}])\n"
+        "from cotaudit.te import worker\n"
+        "names = {m.split('.')[0] for m in sys.modules} | ({'sympy-worker'} if worker.worker_pid() else set())\n"
+        "print(' '.join(sorted(names)), file=sys.stderr)"
     )
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
     loaded = set(proc.stderr.split())
-    return [name for name in HEAVY if name in loaded]
+    return [name for name in (*HEAVY, "sympy-worker") if name in loaded]
 
 
 def main() -> None:
@@ -75,8 +81,11 @@ def main() -> None:
     for _ in range(2):  # warm the page cache and .pyc files; not measured
         wall_ms(peer, env)
         wall_ms([sys.executable, "-m", "cotaudit", "check", str(files[0])], env)
+    rng = random.Random(18)
     for _ in range(args.runs):
-        for path in files:
+        # A shuffled order each round, so a slow neighbour (or a SymPy worker still winding
+        # down) does not always land on the same example.
+        for path in rng.sample(files, len(files)):
             baseline.append(wall_ms(peer, env))
             per_file.setdefault(path.name, []).append(
                 wall_ms([sys.executable, "-m", "cotaudit", "check", str(path)], env)
@@ -105,8 +114,19 @@ def main() -> None:
     )
     print(f"worst per-example median: {max(statistics.median(r) for r in per_file.values()):.1f} ms")
     if args.imports:
+        symbolic = []
         for path in files:
-            print(f"{path.name}: heavy imports: {' '.join(heavy_imports(path, env)) or '-'}")
+            heavy = heavy_imports(path, env)
+            if "sympy-worker" in heavy:
+                symbolic.append(path.name)
+            print(f"{path.name}: heavy imports: {' '.join(heavy) or '-'}")
+        exact = [ms for name, runs in per_file.items() if name not in symbolic for ms in runs]
+        if exact and symbolic:
+            m = statistics.median(exact)
+            print(
+                f"without the {len(symbolic)} symbolic examples ({', '.join(symbolic)}): median {m:.1f} ms, "
+                f"p95 {percentile(exact, 0.95):.1f} ms, ratio {m / base_median:.2f}"
+            )
 
 
 if __name__ == "__main__":

@@ -102,3 +102,19 @@ def test_an_unknown_command_builds_the_whole_parser_for_did_you_mean() -> None:
 
     assert len(_commands(build_parser(["chek"]))) == len(_commands(build_parser()))
     assert _commands(build_parser(["check", "x.te"])) == ["check"]  # near miss: a known command
+
+
+def test_a_short_check_asks_the_sympy_worker_to_skip_its_warm_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cotaudit.cli.check import WARMUP_ENV, _short_run
+    from cotaudit.te import worker
+
+    assert WARMUP_ENV == worker.WARMUP_ENV
+    monkeypatch.delenv(WARMUP_ENV, raising=False)
+    with _short_run(1):
+        assert os.environ[WARMUP_ENV] == "0"
+    assert WARMUP_ENV not in os.environ  # put back
+    with _short_run(50):
+        assert WARMUP_ENV not in os.environ  # near miss: a long run keeps the warm-up
+    monkeypatch.setenv(WARMUP_ENV, "1")
+    with _short_run(1):
+        assert os.environ[WARMUP_ENV] == "1"  # the caller's own setting wins

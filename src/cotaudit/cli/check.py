@@ -12,8 +12,10 @@ usage error (exit 2, "no supported files found").
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from cotaudit import __version__, api
@@ -35,6 +37,8 @@ from cotaudit.selection import exceeds
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
+FEW_ITEMS = 3
+WARMUP_ENV = "COTAUDIT_TE_WARMUP"  # read by cotaudit.te.worker (the CLI imports no engine)
 
 
 def exit_code(reports: Sequence[Report], fail_on: str | None = "error") -> int:
@@ -100,7 +104,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
             items.append(api.InputItem(engine=args.engine, text=text, path=None, item_id=None))
         else:
             items.extend(api.load_inputs(path, args.engine))
-    reports = [api.run_item(item, limits=limits_from_args(args, item.engine)) for item in items]
+    with _short_run(len(items)):
+        reports = [api.run_item(item, limits=limits_from_args(args, item.engine)) for item in items]
     reports = select_reports(reports, args)
     timing = not args.no_timing
     if args.format == "json":
@@ -121,6 +126,20 @@ def _cmd_check(args: argparse.Namespace) -> int:
         out = render_check_text(reports, output_of(args), timing=timing)
     emit(out, args.output)
     return exit_code(reports, args.fail_on)
+
+
+@contextmanager
+def _short_run(items: int) -> Iterator[None]:
+    """A check of a few items: te's SymPy worker, if one starts, skips its warm-up (~250 ms,
+    worth it only over many traces). The variable is put back afterwards."""
+    if items > FEW_ITEMS or WARMUP_ENV in os.environ:
+        yield
+        return
+    os.environ[WARMUP_ENV] = "0"
+    try:
+        yield
+    finally:
+        os.environ.pop(WARMUP_ENV, None)
 
 
 # --------------------------------------------------------------------------- audit
