@@ -143,11 +143,24 @@ def test_entry_point_failures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_install_hints() -> None:
-    assert install_hint("z3") == "pip install 'cotaudit[z3]'"
-    assert install_hint("openai.types") == "pip install 'cotaudit[llm]'"
+    assert install_hint("z3", None) == "pip install 'cotaudit[z3]'"
+    assert install_hint("openai.types", None) == "pip install 'cotaudit[llm]'"
     assert install_hint("lark") == "pip install lark"
     err = MissingDependency.from_import_error(ModuleNotFoundError("x", name="ray.util"))
-    assert str(err) == "missing optional dependency 'ray': pip install 'cotaudit[ray]'"
+    assert str(err) == f"missing optional dependency 'ray': {install_hint('ray')}"
+
+
+def test_install_hints_fit_a_source_checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # issue 18: in a source checkout the hint is an editable install of that checkout
+    from cotaudit.errors import source_checkout
+
+    root = source_checkout()
+    assert root is not None and (root / "src" / "cotaudit").is_dir()  # these tests run from one
+    monkeypatch.chdir(root)
+    assert install_hint("z3") == "pip install -e '.[z3]'"
+    monkeypatch.chdir(tmp_path)
+    assert install_hint("ray") == f"pip install -e '{root.as_posix()}[ray]'"
+    assert install_hint("ray", None) == "pip install 'cotaudit[ray]'"  # near miss: an installed wheel
 
 
 # --------------------------------------------------------------------------- check
@@ -182,8 +195,9 @@ def test_engine_crash_becomes_invalid_report() -> None:
 
 
 def test_missing_dependency_inside_engine() -> None:
-    with pytest.raises(MissingDependency, match=r"pip install 'cotaudit\[z3\]'"):
+    with pytest.raises(MissingDependency) as caught:
         api.check("NEEDZ3", engine="fake")
+    assert caught.value.hint == install_hint("z3") and "[z3]'" in caught.value.hint
 
 
 def test_an_engines_own_error_is_an_invalid_report_not_an_escape() -> None:

@@ -14,10 +14,9 @@ becomes :class:`~cotaudit.errors.MissingDependency`.
 from __future__ import annotations
 
 import hashlib
-import inspect
 import os
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
@@ -106,6 +105,8 @@ def check(
     """
     fn = get_engine(engine)
     if options:
+        import inspect  # deferred: ~5 ms of start-up that a plain check never needs
+
         try:
             inspect.signature(fn).bind(text, path=path, item_id=item_id, **options)
         except TypeError as exc:
@@ -285,22 +286,36 @@ def _audit_files(paths: Iterable[StrPath]) -> tuple[list[tuple[Path, str]], list
     return picked, skipped
 
 
-def audit(paths: Iterable[StrPath], **options: Any) -> AuditResult:
+def audit(
+    paths: Iterable[StrPath],
+    *,
+    engine_limits: Mapping[str, Limits] | None = None,
+    on_file: Callable[[int, int], None] | None = None,
+    **options: Any,
+) -> AuditResult:
     """Check every supported file under ``paths`` (the main job).
 
     Unlike :func:`check_file`, a file that cannot be read (not UTF-8, permission denied) does
     not stop the audit: it becomes an ``invalid`` report. A path that does not exist raises
     :class:`InputError`; a missing optional dependency raises :class:`MissingDependency`.
+    ``engine_limits`` gives some engines a budget of their own instead of ``limits``;
+    ``on_file(done, total)`` is called after each file (a progress bar's hook).
     """
     picked, skipped = _audit_files(paths)
     reports: list[Report] = []
-    for path, name in picked:
+    for done, (path, name) in enumerate(picked, start=1):
+        if on_file is not None and done > 1:
+            on_file(done - 1, len(picked))
         try:
             items = load_inputs(path, name or None)
         except InputError as exc:
             reports.append(_unreadable_report(path, name, exc.reason))
             continue
-        reports.extend(run_item(item, **options) for item in items)
+        for item in items:
+            own = engine_limits.get(item.engine) if engine_limits else None
+            reports.append(run_item(item, **(options if own is None else {**options, "limits": own})))
+    if on_file is not None and picked:
+        on_file(len(picked), len(picked))
     return AuditResult(tuple(reports), tuple(skipped))
 
 

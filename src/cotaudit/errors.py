@@ -10,7 +10,9 @@ Findings about a trace are never exceptions: engines return them in a ``Report``
 
 from __future__ import annotations
 
-from typing import ClassVar
+import os
+from pathlib import Path
+from typing import ClassVar, Literal
 
 # Optional third-party modules → the extra that installs them (pyproject.toml).
 _EXTRAS: dict[str, str] = {
@@ -79,10 +81,30 @@ class MissingDependency(CotauditError):
         return cls(name)
 
 
-def install_hint(module: str) -> str:
-    """``pip install 'cotaudit[z3]'`` for a module of an extra, else ``pip install <dist>``."""
+def source_checkout() -> Path | None:
+    """The root of the source checkout this cotaudit runs from (an editable install, or
+    ``PYTHONPATH=src``), or ``None`` for an installed wheel."""
+    root = Path(__file__).resolve().parents[2]
+    try:
+        text = (root / "pyproject.toml").read_text(encoding="utf-8")
+    except OSError:
+        return None
+    return root if 'name = "cotaudit"' in text else None
+
+
+def install_hint(module: str, checkout: Path | Literal["auto"] | None = "auto") -> str:
+    """The one-line fix for a missing ``module``, fitting how cotaudit was installed: from a
+    source checkout ``pip install -e '.[z3]'`` (the checkout's path when it is not the working
+    directory), else ``pip install 'cotaudit[z3]'``; a module of no extra: ``pip install <dist>``."""
     top = module.split(".")[0]
     extra = _EXTRAS.get(top)
-    if extra is not None:
+    if extra is None:
+        return f"pip install {_DISTRIBUTIONS.get(top, top)}"
+    root = source_checkout() if checkout == "auto" else checkout
+    if root is None:
         return f"pip install 'cotaudit[{extra}]'"
-    return f"pip install {_DISTRIBUTIONS.get(top, top)}"
+    try:
+        here = root.resolve() == Path(os.getcwd()).resolve()
+    except OSError:
+        here = False
+    return f"pip install -e '{'.' if here else root.as_posix()}[{extra}]'"

@@ -10,6 +10,7 @@ import pytest
 
 from batch.slow_engine import register, write_items
 from cotaudit import cli
+from cotaudit.errors import install_hint
 
 
 @pytest.fixture(autouse=True)
@@ -97,7 +98,7 @@ def test_ray_missing_is_exit_3_with_the_install_hint(
     monkeypatch.setitem(sys.modules, "ray", None)
     write_items(Path("in.jsonl"), ["ok"])
     code, _, err = _main(capsys, "batch", "in.jsonl", "-o", "out.jsonl", "--backend", "ray")
-    assert code == 3 and err == "cotaudit: missing optional dependency 'ray': pip install 'cotaudit[ray]'\n"
+    assert code == 3 and err == f"cotaudit: missing optional dependency 'ray': {install_hint('ray')}\n"
 
 
 def test_interrupt_says_how_to_resume(

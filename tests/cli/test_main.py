@@ -16,6 +16,7 @@ import pytest
 
 from cotaudit import __version__, api, cli
 from cotaudit.cli import entry
+from cotaudit.errors import install_hint
 
 RunCli = Callable[..., subprocess.CompletedProcess[bytes]]
 
@@ -110,7 +111,11 @@ def test_exit_codes_0_and_1(
         (["check", "pass.fake", "missing.fake"], "cotaudit: missing.fake: no such file"),
         (["audit", "empty"], "cotaudit: no supported files found in empty"),
         (["audit", "nope"], "cotaudit: nope: no such file or directory"),
-        ([], "cotaudit: missing command: check, audit or te (see 'cotaudit --help')"),
+        (
+            [],
+            "cotaudit: missing command: check, audit, batch, serve, report, codes, explain, config, "
+            "te, type6, vericot, certify, eval (see 'cotaudit --help')",
+        ),
         (["frobnicate"], None),
         (["te"], "cotaudit: 'cotaudit te' needs a tool: convert, corrupt, emit, extract, np"),
     ],
@@ -145,7 +150,7 @@ def test_audit_with_only_unsupported_files(tree: Path, capsys: pytest.CaptureFix
 def test_exit_code_3_missing_dependency(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = _main(capsys, "check", "pass.fake", "dep.fake")
     assert code == 3 and out == ""
-    assert _one_error_line(err) == "cotaudit: missing optional dependency 'z3': pip install 'cotaudit[z3]'"
+    assert _one_error_line(err) == f"cotaudit: missing optional dependency 'z3': {install_hint('z3')}"
     code, _, err = _main(capsys, "audit", ".")
     assert code == 3
     _one_error_line(err)
@@ -198,9 +203,11 @@ def test_text_format(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
         "fail.fake:1:3: FAKE_E001 line contains BAD\n"
         "fail.fake:2: FAKE_W001 line contains WARN\n"
         "fail.fake: fail (1 error, 1 warning)\n"
-        "pass.fake: pass (0 errors, 0 warnings)\n"
         "crash.fake: invalid (internal error in engine 'fake': RuntimeError: fake engine crashed on line 1)\n"
+        "Found 1 error and 1 warning in 2 of 3 items (1 pass, 1 fail, 1 invalid).\n"
     )
+    code, out, _ = _main(capsys, "check", "--verbose", "--no-timing", "fail.fake", "pass.fake")
+    assert "pass.fake: pass (0 errors, 0 warnings)\n" in out  # --verbose: every item's verdict
 
 
 def test_json_object_for_one_input_list_for_several(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -249,6 +256,7 @@ def test_stdin(tree: Path, run_cli: RunCli) -> None:
     assert (
         proc.stdout.decode()
         == "<stdin>:2:1: FAKE_E001 line contains BAD\n<stdin>: fail (1 error, 0 warnings)\n"
+        "Found 1 error in 1 of 1 item (1 fail).\n"
     )
     proc = run_cli(["check", "--engine", "fake", "-"], cwd=tree, stdin=b"\xff")
     assert proc.returncode == 2
@@ -270,15 +278,15 @@ def test_audit_text(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
         "sub/skip.ng.json: skipped (engine 'nextgen' is not available in this version of cotaudit)\n"
         "x.ng.json: skipped (engine 'nextgen' is not available in this version of cotaudit)\n"
         "\n"
-        "file              engine  verdict  errors  warnings  first            ms\n"
-        "abstain.fake      fake    abstain       0         0  -                 -\n"
-        "crash.fake        fake    invalid       0         0  (invalid input)   -\n"
-        "fail.fake         fake    fail          1         1  1 FAKE_E001       -\n"
-        "latin.fake        fake    invalid       0         0  (invalid input)   -\n"
-        "pass.fake         fake    pass          0         0  -                 -\n"
-        "sub/deep/ok.fake  fake    pass          0         0  -                 -\n"
+        "engine  verdict  errors  warnings  first            ms  file\n"
+        "fake    abstain       0         0  -                 -  abstain.fake\n"
+        "fake    invalid       0         0  (invalid input)   -  crash.fake\n"
+        "fake    fail          1         1  1 FAKE_E001       -  fail.fake\n"
+        "fake    invalid       0         0  (invalid input)   -  latin.fake\n"
+        "fake    pass          0         0  -                 -  pass.fake\n"
+        "fake    pass          0         0  -                 -  sub/deep/ok.fake\n"
         "\n"
-        "files: 6  pass: 2  fail: 1  abstain: 1  invalid: 2\n"
+        "6 items (6 files)  pass: 2  fail: 1  abstain: 1  invalid: 2\n"
         "findings: 2 (1 error, 1 warning)\n"
         "time: -\n"
         "skipped: 5 files (1 .jsonl not named explicitly, 2 engine not available, 2 not a trace file)\n"
@@ -333,7 +341,7 @@ def test_subprocess_exit_codes(tree: Path, run_cli: RunCli) -> None:
     assert proc.returncode == 2 and proc.stderr == b"cotaudit: missing.fake: no such file\n"
     proc = run_cli(["check", "dep.fake"], cwd=tree)
     assert proc.returncode == 3
-    assert proc.stderr == b"cotaudit: missing optional dependency 'z3': pip install 'cotaudit[z3]'\n"
+    assert proc.stderr.decode() == f"cotaudit: missing optional dependency 'z3': {install_hint('z3')}\n"
 
 
 def test_closed_pipe_keeps_the_exit_code(tree: Path, fake_launcher: str) -> None:

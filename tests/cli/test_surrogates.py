@@ -111,7 +111,7 @@ def test_check_html_shows_the_trace(items: Path, capsysbinary: pytest.CaptureFix
 def test_audit_text_json_and_html(items: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
     code, out, _ = _run(capsysbinary, "audit", "--no-timing", "--html-dir", "report", str(items))
     assert code == 0
-    assert "items.jsonl#cut\\ud800" in out and "files: 3" in out
+    assert "items.jsonl#cut\\ud800" in out and "3 items (1 file)" in out
     page = Path("report/index.html").read_bytes().decode("utf-8")
     assert "cut\\ud800" in page and "\\ud83d" in page
     code, out, _ = _run(capsysbinary, "audit", "--format", "json", "--no-html", "--no-timing", str(items))

@@ -18,7 +18,11 @@ def test_check_txt_prints_line_column_and_verdict(tmp_path: Path, capsys: pytest
     raw.write_text((ROOT / "examples" / "cot" / "bakery_slip.txt").read_text())
     assert cli.main(["check", str(raw)]) == 1
     out = capsys.readouterr().out
-    assert f"{raw.as_posix()}:3:21: COT_E001" in out and out.rstrip().endswith("fail (1 error, 0 warnings)")
+    assert f"{raw.as_posix()}:3:21: COT_E001" in out
+    assert out.splitlines()[-2:] == [
+        f"{raw.as_posix()}: fail (1 error, 0 warnings)",
+        "Found 1 error in 1 of 1 item (1 fail).",
+    ]
 
 
 @pytest.mark.skipif(not NP.exists(), reason="shared Natural Program data not present")

@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from cotaudit.report import Finding, InputRef, Location, Report, render_summary
-from cotaudit.report.summary import render_table, summary_rows
+from cotaudit.report.summary import render_table, render_totals, summary_rows
 
 GOLDEN = """\
-file                  engine  verdict  errors  warnings  first              ms
-examples/te/janet.te  te      fail          1         1  9 TE_E006        0.41
-b.te                  te      pass          0         0  -                1.00
-c.te                  te      invalid       0         0  (invalid input)     -
+engine  verdict  errors  warnings  first              ms  file
+te      fail          1         1  9 TE_E006        0.41  examples/te/janet.te
+te      pass          0         0  -                1.00  b.te
+te      invalid       0         0  (invalid input)     -  c.te
 
-files: 3  pass: 1  fail: 1  abstain: 0  invalid: 1
+3 items (3 files)  pass: 1  fail: 1  abstain: 0  invalid: 1
 findings: 2 (1 error, 1 warning)
 time: total 1.41 ms, median 0.70 ms
 skipped: 3 files (2 engine not available, 1 not a trace file)
@@ -45,15 +45,26 @@ def test_no_timing(make_report: Callable[..., Report]) -> None:
     assert "time: -" in out
 
 
-def test_fits_100_columns(make_report: Callable[..., Report]) -> None:
+def test_fits_100_columns_and_never_cuts_a_name(make_report: Callable[..., Report]) -> None:
     long = "deeply/" * 30 + "trace.te"
     finding = Finding("CERTIFY_E012", "error", Location(line=12345), "m", {})
     r = make_report(input=InputRef(long, "trace", ""), findings=(finding,), timing_ms=123456.789)
-    out = render_table(summary_rows([r]))
-    assert all(len(line) <= 100 for line in out.splitlines())
-    row = out.splitlines()[1]
-    assert row.startswith("...") and "/deeply/trace.te  te  " in row
+    short = make_report(input=InputRef("a.te", "a", ""), findings=(finding,), timing_ms=1.0)
+    out = render_table(summary_rows([r, short]))
+    heading, row, other = out.splitlines()
+    assert row.endswith("  " + long)  # the whole name, last
+    assert len(row) - len(long) <= 100 and len(other) <= 100
+    assert row.index(long) == other.index("a.te") == heading.index("file")  # aligned
     assert "12345 CERTIFY_E012" in out
+
+
+def test_totals_count_items_and_files_apart(make_report: Callable[..., Report]) -> None:
+    items = [
+        make_report(input=InputRef("run.jsonl", f"q{i}", ""), verdict="pass", findings=()) for i in range(3)
+    ]
+    assert render_totals(items).startswith("3 items (1 file)  pass: 3")
+    one = [make_report(input=InputRef("a.te", "a", ""), verdict="pass", findings=())]
+    assert render_totals(one).startswith("1 item (1 file)  pass: 1")
 
 
 def test_first_finding_uses_step_when_no_line(make_report: Callable[..., Report]) -> None:

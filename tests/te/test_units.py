@@ -634,3 +634,33 @@ def test_first_physical_lookup_is_thread_safe() -> None:
 def test_parse_unit_is_cached() -> None:
     assert parse_unit("kg*m/s^2") is parse_unit("kg*m/s^2")
     assert format_unit(parse_unit("kg*m/s^2")) == "N"
+
+
+def test_currency_and_labels_never_import_pint() -> None:
+    # A trace in dollars or percent is the common case: it must not pay for pint (issue 18).
+    _run(
+        "import sys\n"
+        "from cotaudit.te.units import parse_unit, format_unit\n"
+        "for name in ['USD', 'dollars', '$', 'cent', 'cents', 'EUR', 'percent', '%', 'degrees', 'turn', 'degC']:\n"
+        "    format_unit(parse_unit(name))\n"
+        "format_unit(parse_unit('USD/cent')); format_unit(parse_unit('USD per egg'))\n"
+        "assert 'pint' not in sys.modules, 'pint imported'\n"
+        "parse_unit('USD/h')\n"
+        "assert 'pint' in sys.modules\n"
+    )
+
+
+def test_names_resolved_without_pint_agree_with_pint() -> None:
+    from pint.util import UnitsContainer
+
+    registry = units._registry()
+    plain = units._plain_vectors()
+    assert {"USD", "dollar", "cent", "EUR", "percent", "degree", "degC"} <= set(plain)
+    assert not {"m", "meter", "kg", "s", "L"} & set(plain)  # physical: pint's
+    for name, vec in plain.items():
+        ref = UnitsContainer({name: 1})
+        factor, _root = registry.get_root_units(ref)
+        dims = registry.get_dimensionality(ref)
+        assert vec == UnitVec(
+            Fraction(factor), tuple((str(d).strip("[]"), Fraction(e)) for d, e in dims.items())
+        ), name

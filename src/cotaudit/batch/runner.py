@@ -17,6 +17,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, TextIO
 
+import cotaudit.progress as shared_progress
 from cotaudit import __version__, api
 from cotaudit.batch.items import count_items, iter_items
 from cotaudit.batch.jobs import Payload
@@ -225,17 +226,18 @@ def run_batch(
             window = max(16, 8 * runner.workers)
             check_options = {"limits": options.limits}
             pending: deque[Future[EncodedReport]] = deque()
-            for item in items:
-                if item.item_id in done_ids:
-                    continue
-                if item.error is not None:
-                    future: Future[EncodedReport] = Future()
-                    future.set_result(encode_report(api.run_item(item)))
-                else:
-                    future = runner.submit(Payload.of(item), check_options)
-                pending.append(future)
-                _drain(pending, writer, progress, keep=window)
-            _drain(pending, writer, progress, keep=0)
+            with shared_progress.task("batch", max(0, total - len(done_ids))) as bar:
+                for item in items:
+                    if item.item_id in done_ids:
+                        continue
+                    if item.error is not None:
+                        future: Future[EncodedReport] = Future()
+                        future.set_result(encode_report(api.run_item(item)))
+                    else:
+                        future = runner.submit(Payload.of(item), check_options)
+                    pending.append(future)
+                    _drain(pending, writer, progress, keep=window, bar=bar)
+                _drain(pending, writer, progress, keep=0, bar=bar)
             ended = True
         except KeyboardInterrupt:
             ended = True
@@ -265,10 +267,16 @@ def _open_log(options: BatchOptions) -> RunLogWriter:
 
 
 def _drain(
-    pending: deque[Future[EncodedReport]], writer: RunLogWriter, progress: Progress, *, keep: int
+    pending: deque[Future[EncodedReport]],
+    writer: RunLogWriter,
+    progress: Progress,
+    *,
+    keep: int,
+    bar: shared_progress.Task = shared_progress.SILENT,
 ) -> None:
     """Write finished reports from the head: wait while more than ``keep`` are in flight."""
     while pending and (len(pending) > keep or pending[0].done()):
         report = pending.popleft().result()
         writer.write(report)
         progress.advance(report.verdict)
+        bar.advance()

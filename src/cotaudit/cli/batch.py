@@ -12,7 +12,9 @@ from typing import Any
 
 from cotaudit import api
 from cotaudit.cli.limits import add_limit_options, limits_from_args
+from cotaudit.cli.select import add_config_options
 from cotaudit.errors import UsageError
+from cotaudit.progress import active as progress_active
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -43,6 +45,7 @@ def add_command(sub: argparse._SubParsersAction[Any]) -> None:
         "(default 60; 0 = no limit)",
     )
     add_limit_options(p)
+    add_config_options(p)
     p.add_argument("--resume", action="store_true", help="continue OUT.jsonl, skipping ids already in it")
     p.add_argument("--no-timing", action="store_true", help="leave out timing_ms (byte-identical output)")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary line")
@@ -51,6 +54,9 @@ def add_command(sub: argparse._SubParsersAction[Any]) -> None:
 
 def _cmd_batch(args: argparse.Namespace) -> int:
     from cotaudit.batch.runner import BatchOptions, run_batch
+    from cotaudit.cli.config import apply_config
+
+    apply_config(args)  # time-limit and memory-limit from [tool.cotaudit] (one budget for every engine)
 
     if args.timeout < 0:
         raise UsageError("--timeout must not be negative")
@@ -70,10 +76,10 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     )
     preload = (args.engine,) if args.engine else tuple(s.name for s in api.engines() if s.implemented)
     stream = None if args.quiet else sys.stderr
+    # The CLI's rich bar (cotaudit.progress) draws the live line when it is active.
+    live = stream is not None and sys.stderr.isatty() and not progress_active()
     try:
-        result = run_batch(
-            options, stream=stream, live=stream is not None and sys.stderr.isatty(), preload=preload
-        )
+        result = run_batch(options, stream=stream, live=live, preload=preload)
     except KeyboardInterrupt:
         sys.stderr.write(
             f"cotaudit: interrupted; continue with: cotaudit batch {args.input} -o {args.output} --resume\n"

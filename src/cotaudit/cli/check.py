@@ -12,28 +12,39 @@ usage error (exit 2, "no supported files found").
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from cotaudit import __version__, api
+from cotaudit.cli.config import apply_config
 from cotaudit.cli.io import emit
-from cotaudit.cli.limits import add_limit_options, limits_from_args
+from cotaudit.cli.limits import add_limit_options, engine_limits, limits_from_args
+from cotaudit.cli.options import output_of
+from cotaudit.cli.select import add_selection_options, select_reports
+from cotaudit.cli.textout import finding_text
 from cotaudit.errors import UsageError
+from cotaudit.progress import task
 from cotaudit.report import Report
 from cotaudit.report.jsonout import render_json
 from cotaudit.report.runlog import render_run_log
 from cotaudit.report.sarif import render_sarif
 from cotaudit.report.summary import render_summary
-from cotaudit.report.text import STDIN_LABEL, finding_lines, render_text, verdict_line
+from cotaudit.report.text import STDIN_LABEL, verdict_line
+from cotaudit.selection import exceeds
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
+FEW_ITEMS = 3
+WARMUP_ENV = "COTAUDIT_TE_WARMUP"  # read by cotaudit.te.worker (the CLI imports no engine)
 
 
-def exit_code(reports: Sequence[Report]) -> int:
-    """0 if every report passed, else 1 (fail, abstain and invalid all count)."""
-    return EXIT_OK if all(r.verdict == "pass" for r in reports) else EXIT_FINDINGS
+def exit_code(reports: Sequence[Report], fail_on: str | None = "error") -> int:
+    """0 if every report passed, else 1 (fail, abstain and invalid all count); with
+    ``fail_on="warning"`` a reported warning is 1 too."""
+    return EXIT_FINDINGS if exceeds(reports, "warning" if fail_on == "warning" else "error") else EXIT_OK
 
 
 def add_check_command(sub: argparse._SubParsersAction[Any]) -> None:
@@ -45,6 +56,7 @@ def add_check_command(sub: argparse._SubParsersAction[Any]) -> None:
     check.add_argument("-o", "--output", metavar="OUT", help="write the output to OUT instead of stdout")
     check.add_argument("--no-timing", action="store_true", help="leave out timing_ms (byte-identical output)")
     add_limit_options(check)
+    add_selection_options(check)
     check.add_argument("paths", nargs="+", metavar="PATH", help="trace file, .jsonl file, or - (stdin)")
     check.set_defaults(handler=_cmd_check)
 
@@ -68,6 +80,7 @@ def add_audit_command(sub: argparse._SubParsersAction[Any]) -> None:
     )
     audit.add_argument("--no-html", action="store_true", help="do not write the HTML report")
     add_limit_options(audit)
+    add_selection_options(audit)
     audit.add_argument("paths", nargs="+", metavar="PATH", help="file or directory")
     audit.set_defaults(handler=_cmd_audit)
 
@@ -76,6 +89,7 @@ def add_audit_command(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
+    apply_config(args)
     paths: list[str] = args.paths
     if paths.count("-") > 1:
         raise UsageError("stdin ('-') can be given only once")
@@ -90,8 +104,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
             items.append(api.InputItem(engine=args.engine, text=text, path=None, item_id=None))
         else:
             items.extend(api.load_inputs(path, args.engine))
-    limits = limits_from_args(args)
-    reports = [api.run_item(item, limits=limits) for item in items]
+    with _short_run(len(items)):
+        reports = [api.run_item(item, limits=limits_from_args(args, item.engine)) for item in items]
+    reports = select_reports(reports, args)
     timing = not args.no_timing
     if args.format == "json":
         single = len(paths) == 1 and len(reports) == 1 and not api.is_jsonl(paths[0])
@@ -106,46 +121,79 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
         out = html.render(reports, sources=[item.text for item in items], timing=timing)
     else:
-        out = render_text(reports)
+        from cotaudit.cli.textout import render_check_text
+
+        out = render_check_text(reports, output_of(args), timing=timing)
     emit(out, args.output)
-    return exit_code(reports)
+    return exit_code(reports, args.fail_on)
+
+
+@contextmanager
+def _short_run(items: int) -> Iterator[None]:
+    """A check of a few items: te's SymPy worker, if one starts, skips its warm-up (~250 ms,
+    worth it only over many traces). The variable is put back afterwards."""
+    if items > FEW_ITEMS or WARMUP_ENV in os.environ:
+        yield
+        return
+    os.environ[WARMUP_ENV] = "0"
+    try:
+        yield
+    finally:
+        os.environ.pop(WARMUP_ENV, None)
 
 
 # --------------------------------------------------------------------------- audit
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
-    result = api.audit(args.paths, limits=limits_from_args(args))
+    apply_config(args)
+    with task("audit (files)", None) as bar:
+
+        def on_file(done: int, total: int) -> None:
+            if done == 1:
+                bar.total(total)
+            bar.advance()
+
+        result = api.audit(
+            args.paths, limits=limits_from_args(args), engine_limits=engine_limits(args), on_file=on_file
+        )
+    result = result._replace(reports=tuple(select_reports(result.reports, args)))
     if not result.reports:
         counts = _skip_counts(result.skipped)
         why = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items()))
         where = " ".join(args.paths)
         raise UsageError(f"no supported files found in {where}" + (f" (skipped: {why})" if why else ""))
     timing = not args.no_timing
+    out = output_of(args)
     if not args.no_html:
-        _write_audit_html(result.reports, args.html_dir, timing)
+        _write_audit_html(result.reports, args.html_dir, timing, out.verbose)
     if args.format == "json":
         emit(render_json(result.reports, timing=timing), args.output)
-        return exit_code(result.reports) if args.strict else EXIT_OK
-    lines = finding_lines(result.reports, ("error", "warning"))
+        return exit_code(result.reports, args.fail_on) if args.strict else EXIT_OK
+    lines = [
+        finding_text(r, f, out.color) for r in result.reports for f in r.findings if f.severity != "info"
+    ]
     lines += [verdict_line(r) for r in result.reports if r.verdict == "invalid"]
     lines += [
         f"{s.path}: skipped ({s.reason})" for s in result.skipped if s.kind in ("unavailable", "unreadable")
     ]
     counts = _skip_counts(result.skipped)
     head = "".join(line + "\n" for line in lines)
+    if out.quiet:  # findings (and unreadable inputs) only
+        emit(head, args.output)
+        return exit_code(result.reports, args.fail_on) if args.strict else EXIT_OK
     summary = render_summary(result.reports, timing=timing, skipped=counts)
     emit(head + ("\n" if head else "") + summary, args.output)
-    return exit_code(result.reports) if args.strict else EXIT_OK
+    return exit_code(result.reports, args.fail_on) if args.strict else EXIT_OK
 
 
-def _write_audit_html(reports: Sequence[Report], directory: str, timing: bool) -> None:
-    """The HTML report of an audit; where it went is said on a terminal only (stdout and a
-    redirected stderr stay as they were)."""
+def _write_audit_html(reports: Sequence[Report], directory: str, timing: bool, verbose: bool = False) -> None:
+    """The HTML report of an audit; where it went is said on a terminal or with ``--verbose``
+    (stdout and a redirected stderr stay as they were otherwise)."""
     from cotaudit.cli import html
 
     path = html.write_report_dir(reports, directory, timing=timing)
-    if sys.stderr.isatty():
+    if verbose or sys.stderr.isatty():
         sys.stderr.write(f"cotaudit: HTML report: {path.as_posix()}\n")
 
 

@@ -105,5 +105,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         max_waiting=args.max_waiting,
         max_active=args.max_active,
     )
+    from cotaudit.cli.ports import ensure_bindable  # sockets: only when serving
+
+    ensure_bindable(args.host, args.port)
     serve(config, log_level=args.log_level)
     return EXIT_OK

@@ -24,6 +24,17 @@ from cotaudit.cli.io import read_text as _read
 from cotaudit.cli.io import write_file
 from cotaudit.cli.llm import add_llm_options, llm_client
 from cotaudit.errors import InputError, UsageError
+from cotaudit.progress import task
+
+
+def _count_lines(path: str, limit: int | None) -> int | None:
+    """Non-blank lines of ``path`` (the bar's total), capped by ``limit``; ``None`` if unreadable."""
+    try:
+        with open(path, "rb") as fh:
+            n = sum(1 for line in fh if line.strip())
+    except OSError:
+        return None
+    return min(n, limit) if limit is not None else n
 
 
 def add_commands(subparsers: Any) -> None:
@@ -100,23 +111,25 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     lines: list[str] = []
     skips: list[str] = []
     try:
-        for index, converted in convert_jsonl(args.input, style, limit=args.limit):
-            results.append(converted)
-            item_id = f"gsm8k-{index + 1:04d}"
-            if converted.trace is None:
-                detail = converted.meta.get("detail")
-                if isinstance(detail, str) and len(detail) > 200:  # a hostile item: one short line
-                    detail = detail[:200] + "…"
-                skips.append(
-                    f"cotaudit: skipped {item_id}: {converted.skip_reason}"
-                    + (f" ({detail})" if detail else "")
-                )
-                continue
-            if args.format == "dir":
-                write_file(out / f"{item_id}.te", converted.trace)
-            else:
-                record = {"id": item_id, "engine": "te", "text": converted.trace, "meta": converted.meta}
-                lines.append(json.dumps(record, ensure_ascii=False, sort_keys=True))
+        with task("te convert", _count_lines(args.input, args.limit)) as bar:
+            for index, converted in convert_jsonl(args.input, style, limit=args.limit):
+                results.append(converted)
+                bar.advance()
+                item_id = f"gsm8k-{index + 1:04d}"
+                if converted.trace is None:
+                    detail = converted.meta.get("detail")
+                    if isinstance(detail, str) and len(detail) > 200:  # a hostile item: one short line
+                        detail = detail[:200] + "…"
+                    skips.append(
+                        f"cotaudit: skipped {item_id}: {converted.skip_reason}"
+                        + (f" ({detail})" if detail else "")
+                    )
+                    continue
+                if args.format == "dir":
+                    write_file(out / f"{item_id}.te", converted.trace)
+                else:
+                    record = {"id": item_id, "engine": "te", "text": converted.trace, "meta": converted.meta}
+                    lines.append(json.dumps(record, ensure_ascii=False, sort_keys=True))
     except (ValueError, KeyError) as exc:
         raise InputError(args.input, f"not GSM8K JSONL ({exc})") from None
     if args.format == "jsonl":
@@ -129,6 +142,14 @@ def _cmd_convert(args: argparse.Namespace) -> int:
         + (f" (skipped: {skipped})" if skipped else "")
         + "\n"
     )
+    if summary.converted == 0:  # nothing came out: a failure, with the reason
+        why = (
+            "the file holds no items"
+            if summary.total == 0
+            else "no item is a GSM8K item with a question and an answer ending '#### N' that converts"
+        )
+        sys.stderr.write(f"cotaudit: {args.input}: nothing converted: {why}\n")
+        return 1
     return 0
 
 
@@ -136,7 +157,8 @@ def _cmd_corrupt(args: argparse.Namespace) -> int:
     from cotaudit.cli.io import gsm8k_path
     from cotaudit.te.corpus.adversarial import build_corpus, write_jsonl
 
-    items = build_corpus(gsm8k_path(args.gsm8k), args.seed, args.scale)
+    with task(f"te corrupt ({args.scale})", None):
+        items = build_corpus(gsm8k_path(args.gsm8k), args.seed, args.scale)
     write_jsonl(items, args.output)
     adversarial = sum(i.adversarial for i in items)
     sys.stderr.write(
@@ -157,6 +179,9 @@ def _cmd_extract(args: argparse.Namespace) -> int:
     from cotaudit.te.grammar import extract_trace
 
     extracted = extract_trace(_read(args.path))
+    if not extracted.found:  # nothing to cut out: say so, and do not echo the text back
+        sys.stderr.write(f"cotaudit: {args.path}: no TE trace found (no line starts with GIVEN:)\n")
+        return 1
     _emit(extracted.trace, args.output)
     sys.stderr.write(f"cotaudit: trace starts at line {extracted.line_offset + 1}\n")
     return 0

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -128,6 +127,8 @@ def _cmd_render(args: argparse.Namespace) -> int:
 
 def _graphviz_svg(dot: str) -> str | None:
     """SVG from a ``dot`` binary, or None when it fails (the pure-Python layout is the fallback)."""
+    import subprocess  # deferred: start-up of every other command
+
     try:
         proc = subprocess.run(
             ["dot", "-Tsvg"], input=utf8_bytes(dot), capture_output=True, timeout=60, check=False

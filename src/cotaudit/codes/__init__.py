@@ -42,4 +42,29 @@ def render_markdown() -> str:
         for c in sorted((c for c in CODES.values() if c.engine == engine), key=lambda c: c.code):
             out.append(f"| `{c.code}` | {c.name} | {c.severity} | {c.layer} | {c.summary} |")
         out.append("")
+    out += _explanations_markdown()
     return "\n".join(out)
+
+
+def _explanations_markdown() -> list[str]:
+    """Every code explained, as ``cotaudit explain CODE`` prints it."""
+    from cotaudit.codes.explain import explanations, render_explanation
+
+    every = explanations()
+    out = [
+        "# Every code explained",
+        "",
+        "What `cotaudit explain CODE` prints: the meaning, an input that produces the code, its near",
+        "miss (the smallest change that does not) and the fix.",
+        "",
+    ]
+    for c in sorted(CODES.values(), key=lambda c: (c.engine, c.code)):
+        out += [
+            f"### {c.code}",
+            "",
+            "```text",
+            *render_explanation(c, every[c.code]).rstrip("\n").split("\n"),
+            "```",
+            "",
+        ]
+    return out

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
+import cotaudit.progress as shared_progress
 from cotaudit import __version__
 from cotaudit.eval.model import EvalItem, Method, Outcome, Results
 
@@ -80,17 +81,21 @@ def run_methods(
             writer.write(json.dumps(header, sort_keys=True) + "\n")
     try:
         live = [m for m in methods if m.unavailable() is None]
-        bar = _Progress(len(items) * runs * len(live), progress)
+        # A front end's bar (cotaudit.progress) replaces the plain counter when it is drawn.
+        bar = _Progress(len(items) * runs * len(live), None if shared_progress.active() else progress)
         for method in live:
             for run in range(runs):
-                for item in items:
-                    bar.step(method.name)
-                    if results.get(method.name, item.id, run) is not None:
-                        continue
-                    outcome = method.run(item, run)
-                    results.add(outcome)
-                    if writer is not None:
-                        writer.write(json.dumps(outcome.to_dict(), sort_keys=True) + "\n")
+                label = f"{method.name}, run {run + 1} of {runs}" if runs > 1 else method.name
+                with shared_progress.task(label, len(items)) as task:
+                    for item in items:
+                        bar.step(method.name)
+                        task.advance()
+                        if results.get(method.name, item.id, run) is not None:
+                            continue
+                        outcome = method.run(item, run)
+                        results.add(outcome)
+                        if writer is not None:
+                            writer.write(json.dumps(outcome.to_dict(), sort_keys=True) + "\n")
     finally:
         if writer is not None:
             writer.close()

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import cotaudit.progress as shared_progress
 from cotaudit import te
 from cotaudit.eval import metrics
 from cotaudit.eval.baselines import LLMMethod, llm_summary
@@ -216,7 +217,11 @@ def evaluate(
         report["llm"] = summary
     family = [("M2", "M3"), ("M2", "M4"), ("M1", "M3"), ("M1", "M4"), ("M2", "M1")]
     pairs = [(a, b) for a, b in family if a in live and b in live]
-    comparisons = [metrics.compare(results, a, b, items, iterations=iterations, seed=seed) for a, b in pairs]
+    with shared_progress.task(f"paired bootstrap ({iterations:,} resamples)", len(pairs)) as bar:
+        comparisons = []
+        for a, b in pairs:
+            comparisons.append(metrics.compare(results, a, b, items, iterations=iterations, seed=seed))
+            bar.advance()
     report["comparisons"] = [c.to_dict() for c in metrics.with_holm(comparisons)]
     report["comparisons_not_run"] = [f"{a}-{b}" for a, b in family if (a, b) not in pairs]
     if "M2" in live:
@@ -226,7 +231,8 @@ def evaluate(
             report["overlap_e006_e007"] = metrics.overlap(results, "M2", items, "TE_E006", "TE_E007")
         report["misses"] = _misses(results, items)
         if determinism:
-            report["determinism"] = _determinism(items)
+            with shared_progress.task("determinism (3 hash seeds x 2 modes)", None):
+                report["determinism"] = _determinism(items)
     return report
 
 

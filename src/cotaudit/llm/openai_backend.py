@@ -63,6 +63,7 @@ class OpenAIBackend:
         timeout_s: float = 60.0,
     ) -> None:
         self._model = model
+        self._base_url = base_url  # named in every error: which server did not answer
         self._json_mode: JsonMode = json_mode
         self._secrets = (api_key,) if api_key else ()
         self._client = openai.OpenAI(
@@ -90,16 +91,18 @@ class OpenAIBackend:
         try:
             response = self._client.chat.completions.create(**kwargs)
         except openai.APIStatusError as exc:
-            detail = self._clean(f"HTTP {exc.status_code}: {exc.message}")
+            detail = self._clean(f"{self._base_url}: HTTP {exc.status_code}: {exc.message}")
             if exc.status_code in (408, 409, 429) or exc.status_code >= 500:
                 raise TransientBackendError(detail) from None
             raise BackendError(detail) from None
         except openai.APITimeoutError:
-            raise TransientBackendError("the server did not answer in time") from None
+            raise TransientBackendError(f"{self._base_url}: the server did not answer in time") from None
         except openai.APIConnectionError as exc:
-            raise TransientBackendError(self._clean(f"connection failed: {exc}")) from None
+            raise TransientBackendError(self._clean(f"{self._base_url}: connection failed: {exc}")) from None
         except openai.OpenAIError as exc:
-            raise TransientBackendError(self._clean(f"{type(exc).__name__}: {exc}")) from None
+            raise TransientBackendError(
+                self._clean(f"{self._base_url}: {type(exc).__name__}: {exc}")
+            ) from None
         return self._completion(response)
 
     def _completion(self, response: Any) -> Completion:

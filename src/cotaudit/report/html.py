@@ -20,7 +20,7 @@ from typing import Any
 from cotaudit.report.encoding import escape_surrogates
 from cotaudit.report.html_assets import CSS, JS
 from cotaudit.report.html_dag import certificate_summary, certificate_svg, find_certificates, flagged_nodes
-from cotaudit.report.html_parts import esc, findings_list, raw_details, steps_table, trace_block
+from cotaudit.report.html_parts import esc, esc_name, findings_list, raw_details, steps_table, trace_block
 from cotaudit.report.model import VERDICTS, Report, sha256_text
 from cotaudit.report.text import input_label
 
@@ -121,7 +121,7 @@ def _overview(reports: Sequence[Report], timing: bool) -> str:
         ms = f"{r.timing_ms:.1f}" if timing and r.timing_ms is not None else "-"
         rows.append(
             f'<tr data-item="item-{n}" data-verdict="{esc(r.verdict)}" tabindex="0">'
-            f'<td class="num">{n + 1}</td><td>{esc(input_label(r.input))}</td><td>{esc(r.engine)}</td>'
+            f'<td class="num">{n + 1}</td><td>{esc_name(input_label(r.input))}</td><td>{esc(r.engine)}</td>'
             f'<td><span class="badge v-{esc(r.verdict)}">{esc(r.verdict)}</span></td>'
             f'<td class="num">{errors}</td><td class="num">{warnings}</td><td class="codes">{shown}</td>'
             f'<td class="num">{score}</td><td class="num">{ms}</td></tr>'
@@ -134,7 +134,7 @@ def _item(n: int, report: Report, text: str | None) -> str:
     details: Mapping[str, Any] = report.details
     head = (
         f'<section class="item" id="{prefix}" data-verdict="{esc(report.verdict)}">'
-        f"<h2>{esc(input_label(report.input))} "
+        f"<h2>{esc_name(input_label(report.input))} "
         f'<span class="badge v-{esc(report.verdict)}">{esc(report.verdict)}</span></h2>'
         f'<div class="sub">{esc(report.engine_version)}'
         + (f" · engine says {esc(details['verdict'])}" if isinstance(details.get("verdict"), str) else "")

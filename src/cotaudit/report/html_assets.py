@@ -19,12 +19,26 @@ header h1 { margin: 0 0 4px; font-size: 20px; }
 header .meta { color: var(--muted); }
 main { display: grid; grid-template-columns: minmax(460px, 48%) minmax(0, 1fr); gap: 16px; padding: 16px 24px;
   align-items: start; }
-#overview td:nth-child(2) { overflow-wrap: anywhere; min-width: 9em; }
+#overview td:nth-child(2) { overflow-wrap: break-word; min-width: 9em; }
 main > .panel { max-height: calc(100vh - 32px); }
 #items { position: sticky; top: 16px; }
 #overview td, #overview th { padding: 4px 6px; }
 #overview .codes code { white-space: nowrap; }
-@media (max-width: 900px) { main { grid-template-columns: 1fr; } }
+#close-detail { display: none; }
+/* Narrow windows: the list takes the page and an item opens over it (a close button, Esc). */
+@media (max-width: 900px) {
+  main { grid-template-columns: 1fr; padding: 8px; }
+  main > .panel { max-height: none; }
+  #items { display: none; }
+  body.detail-open #items { display: block; position: fixed; inset: 0; z-index: 20; max-height: none;
+    border-radius: 0; border: 0; overflow: auto; }
+  body.detail-open #close-detail { display: block; position: sticky; top: 0; margin-left: auto; z-index: 21; }
+  body.detail-open { overflow: hidden; }
+  #overview th:nth-child(1), #overview td:nth-child(1), #overview th:nth-child(8), #overview td:nth-child(8)
+    { display: none; }
+}
+#close-detail { font: inherit; font-size: 20px; line-height: 1; padding: 6px 12px; border: 1px solid var(--line);
+  border-radius: 6px; background: #fff; cursor: pointer; }
 .panel { background: #fff; border: 1px solid var(--line); border-radius: 6px; overflow: auto; }
 .chips { display: flex; flex-wrap: wrap; gap: 6px; margin-top: 8px; }
 .chip { border: 1px solid var(--line); background: #fff; border-radius: 12px; padding: 1px 10px;
@@ -45,7 +59,7 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .v-invalid { color: var(--grey); background: var(--grey-bg); }
 .codes code { font-size: 12px; margin-right: 4px; }
 section.item { padding: 12px 16px 20px; }
-section.item h2 { font-size: 17px; margin: 0 0 4px; word-break: break-all; }
+section.item h2 { font-size: 17px; margin: 0 0 4px; overflow-wrap: break-word; }
 section.item h3 { font-size: 14px; margin: 16px 0 6px; }
 .sub { color: var(--muted); margin-bottom: 8px; }
 .error-box { border-left: 4px solid var(--grey); background: var(--grey-bg); padding: 6px 10px;
@@ -59,7 +73,7 @@ ol.findings li:hover .msg { text-decoration: underline; }
 .trace { font: 12.5px/1.5 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
   border: 1px solid var(--line);
   border-radius: 4px; overflow-x: auto; background: #fff; }
-.line { display: flex; white-space: pre; }
+.line { display: flex; white-space: pre; width: max-content; min-width: 100%; }  /* long lines scroll */
 .line .ln { flex: 0 0 3.5em; text-align: right; padding-right: 10px; color: var(--muted); user-select: none;
   border-right: 1px solid var(--line); margin-right: 8px; }
 .line.flagged { cursor: pointer; }
@@ -68,7 +82,7 @@ ol.findings li:hover .msg { text-decoration: underline; }
 .line.sev-info { background: var(--info-bg); }
 .line.flash, tr.flash { outline: 2px solid #0969da; }
 .marks { padding: 1px 0 5px; }
-.mark { display: flex; white-space: pre; }
+.mark { display: flex; white-space: pre; width: max-content; min-width: 100%; }
 .mark .ln { flex: 0 0 3.5em; border-right: 1px solid var(--line); margin-right: 8px; }
 .mark .note { white-space: pre-wrap; font-family: system-ui, sans-serif; }
 .mark .caret { color: var(--err); font-weight: 700; }
@@ -97,12 +111,22 @@ JS = """
   var items = Array.prototype.slice.call(document.querySelectorAll('section.item'));
   var rows = Array.prototype.slice.call(document.querySelectorAll('#overview tbody tr'));
   if (!items.length) { return; }
+  var pane = document.getElementById('items');
+  var close = document.createElement('button');
+  close.id = 'close-detail'; close.type = 'button'; close.title = 'back to the list (Esc)';
+  close.setAttribute('aria-label', 'close'); close.textContent = '\u00d7';
+  close.addEventListener('click', function () { document.body.classList.remove('detail-open'); });
+  if (pane) { pane.insertBefore(close, pane.firstChild); }
+  document.addEventListener('keydown', function (e) {
+    if (e.key === 'Escape') { document.body.classList.remove('detail-open'); }
+  });
   function select(id, remember) {
     var found = false;
     items.forEach(function (s) { var on = s.id === id; s.hidden = !on; found = found || on; });
     if (!found) { return; }
     rows.forEach(function (r) { r.classList.toggle('selected', r.dataset.item === id); });
     if (remember && history.replaceState) { history.replaceState(null, '', '#' + id); }
+    if (remember) { document.body.classList.add('detail-open'); if (pane) { pane.scrollTop = 0; } }
   }
   rows.forEach(function (r) {
     r.addEventListener('click', function () { select(r.dataset.item, true); });
@@ -135,10 +159,12 @@ JS = """
     });
   });
   var start = location.hash.slice(1);
-  if (!document.getElementById(start) || start.indexOf('item-') !== 0) {
+  var asked = !!document.getElementById(start) && start.indexOf('item-') === 0;
+  if (!asked) {
     var firstBad = rows.filter(function (r) { return r.dataset.verdict !== 'pass'; })[0] || rows[0];
     start = firstBad.dataset.item;
   }
   select(start, false);
+  if (asked) { document.body.classList.add('detail-open'); }  // a link to one item opens it
 })();
 """

@@ -28,6 +28,15 @@ def esc(value: object) -> str:
     return escape(str(value), quote=True)
 
 
+def esc_name(name: str) -> str:
+    """A file name or path, escaped, that may wrap after ``/``, ``_``, ``-``, ``.`` and ``#``
+    (never mid-word) when it does not fit."""
+    out = esc(name)
+    for mark in ("/", "_", "-", "#"):
+        out = out.replace(mark, mark + "<wbr>")
+    return out.replace(".", "<wbr>.")
+
+
 def worst(findings: Sequence[Finding]) -> str:
     """The most severe severity among ``findings`` (``error`` > ``warning`` > ``info``)."""
     return min((f.severity for f in findings), key=lambda s: _SEVERITY_RANK.get(s, 3))

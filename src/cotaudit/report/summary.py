@@ -1,8 +1,9 @@
 """The ``cotaudit audit`` summary table: one row per report, then totals.
 
-Sized for a 100-column terminal: the file column is shortened from the left (``...te/c.te``)
-when the table would be wider. Timings are the only part that differs between runs; with
-``timing=False`` they print as ``-``.
+The fixed-width columns come first and the name last, so a name is never cut (a long path only
+makes its own row longer) and the columns stay aligned on a 100-column terminal. The totals
+count items and the files they came from apart (one ``.jsonl`` file holds many items).
+Timings are the only part that differs between runs; with ``timing=False`` they print as ``-``.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from cotaudit.report.model import VERDICTS, Report
 from cotaudit.report.text import count_words, input_label
 
 WIDTH = 100
-_MIN_FILE = 16
 _HEADINGS = ("file", "engine", "verdict", "errors", "warnings", "first", "ms")
+_ORDER = (1, 2, 3, 4, 5, 6, 0)  # columns as printed: the name last, never cut
 _RIGHT = {"errors", "warnings", "ms"}
 
 
@@ -31,10 +32,6 @@ def _first_finding(report: Report) -> str:
 
 def _ms(value: float | None, timing: bool) -> str:
     return f"{value:.2f}" if timing and value is not None else "-"
-
-
-def _shorten(text: str, width: int) -> str:
-    return text if len(text) <= width else "..." + text[len(text) - width + 3 :]
 
 
 def summary_rows(reports: Sequence[Report], *, timing: bool = True) -> list[tuple[str, ...]]:
@@ -58,18 +55,17 @@ def summary_rows(reports: Sequence[Report], *, timing: bool = True) -> list[tupl
 
 
 def render_table(rows: Sequence[tuple[str, ...]], width: int = WIDTH) -> str:
-    """Left-aligned text columns, right-aligned numbers, two spaces apart, at most ``width`` wide."""
+    """Left-aligned text columns, right-aligned numbers, two spaces apart, the name last.
+
+    ``width`` is kept for callers; only a name longer than the terminal makes a row wider."""
     table = [_HEADINGS, *rows]
     widths = [max(len(row[i]) for row in table) for i in range(len(_HEADINGS))]
-    overflow = sum(widths) + 2 * (len(widths) - 1) - width
-    if overflow > 0:
-        widths[0] = max(_MIN_FILE, widths[0] - overflow)
     lines = []
     for row in table:
         cells = []
-        for i, (heading, cell) in enumerate(zip(_HEADINGS, row, strict=True)):
-            text = _shorten(cell, widths[i]) if i == 0 else cell
-            cells.append(text.rjust(widths[i]) if heading in _RIGHT else text.ljust(widths[i]))
+        for i in _ORDER:
+            heading, cell = _HEADINGS[i], row[i]
+            cells.append(cell.rjust(widths[i]) if heading in _RIGHT else cell.ljust(widths[i]))
         lines.append("  ".join(cells).rstrip())
     return "".join(line + "\n" for line in lines)
 
@@ -89,8 +85,11 @@ def render_totals(
     warnings = sum(1 for r in reports for f in r.findings if f.severity == "warning")
     findings = sum(len(r.findings) for r in reports)
     verdicts = "  ".join(f"{v}: {counts[v]}" for v in VERDICTS)
+    files = len({r.input.path for r in reports if r.input.path is not None}) + sum(
+        1 for r in reports if r.input.path is None
+    )
     lines = [
-        f"files: {len(reports)}  {verdicts}",
+        f"{count_words(len(reports), 'item')} ({count_words(files, 'file')})  {verdicts}",
         f"findings: {findings} ({count_words(errors, 'error')}, {count_words(warnings, 'warning')})",
     ]
     times = [r.timing_ms for r in reports if r.timing_ms is not None]

@@ -442,6 +442,7 @@ class Extracted:
 
     trace: str
     line_offset: int
+    found: bool = True  # False: no GIVEN line, the whole text came back as it was
 
 
 def extract_trace(text: str) -> Extracted:
@@ -454,7 +455,7 @@ def extract_trace(text: str) -> Extracted:
     lines = split_lines(text)
     start = next((i for i, ln in enumerate(lines) if _STARTS_GIVEN.match(ln)), None)
     if start is None:
-        return Extracted("\n".join(lines) + ("\n" if lines else ""), 0)
+        return Extracted("\n".join(lines) + ("\n" if lines else ""), 0, found=False)
     end = max((i for i, ln in enumerate(lines) if _STARTS_ANS.match(ln)), default=len(lines) - 1)
     end = max(end, start)
     span = ["" if _FENCE.match(ln) else ln for ln in lines[start : end + 1]]

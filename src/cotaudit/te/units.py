@@ -8,8 +8,11 @@ unit vectors they produce are :mod:`cotaudit.te.unitvec`'s (re-exported here).
 * TE-40: two units are compatible iff they have the same dimensions and a factor ratio of 1.
 
 Importing this module does not import pint: count nouns (most units in word problems) are
-resolved from the alias table, which is read from ``units.txt`` directly. pint is imported and
-the registry built once per process, on the first physical, currency or label name.
+resolved from the alias table, which is read from ``units.txt`` directly, and so are the
+non-physical names -- currencies (``USD``, ``cent``), labels (``percent``, ``degree``) and the
+offset temperatures -- whose definitions are a base dimension, ``1``, or an integer multiple of
+another such name (a test checks them against pint). pint is imported and the registry built
+once per process, on the first physical name (a length, a mass, a time, a volume, ...).
 """
 
 from __future__ import annotations
@@ -88,12 +91,34 @@ _LOCK: Final = threading.Lock()
 _registry_holder: list[UnitRegistry[Any]] = []
 
 
+def _import_pint() -> Any:
+    """pint, imported without numpy unless numpy is loaded already.
+
+    Deferred: importing pint costs far more than a whole lint, and most of that is pint's
+    optional numpy support (which te never uses: factors are Fractions). ``None`` in
+    ``sys.modules`` makes pint's ``import numpy`` fail as if numpy were not installed; the entry
+    is removed again straight after, so anyone else can still import numpy.
+    """
+    import sys
+
+    if "numpy" in sys.modules:
+        import pint
+
+        return pint
+    sys.modules["numpy"] = None  # type: ignore[assignment]
+    try:
+        import pint
+    finally:
+        if sys.modules.get("numpy", 0) is None:
+            del sys.modules["numpy"]
+    return pint
+
+
 def _registry() -> UnitRegistry[Any]:
     if not _registry_holder:
         with _LOCK:
             if not _registry_holder:
-                import pint  # deferred: importing pint costs far more than a whole lint
-
+                pint = _import_pint()
                 registry: UnitRegistry[Any] = pint.UnitRegistry(None, non_int_type=Fraction)
                 registry.load_definitions(list(_definition_lines()))
                 _registry_holder.append(registry)
@@ -120,6 +145,51 @@ def _pint_vector(name: str) -> UnitVec:
         dims = registry.get_dimensionality(ref)
     exps = tuple((str(d).strip("[]"), _exact(e)) for d, e in dims.items())
     return UnitVec(_exact(factor), exps)
+
+
+# ---- non-physical names without pint ---------------------------------------------------------
+
+# Base dimensions that are not physical: a trace in dollars or percent never needs pint.
+_PLAIN_DIMENSIONS: Final = ("currency_", "temperature_deg")
+_PLAIN_DEFINITION: Final = re.compile(
+    r"\[(?P<dim>[a-z_A-Z]+)\]|(?P<one>1)"
+    r"|(?P<den_name>\w+) / (?P<den>[0-9]+)|(?P<num>[0-9]+) \* (?P<num_name>\w+)"
+)
+
+
+@functools.cache
+def _plain_vectors() -> Mapping[str, UnitVec]:
+    """Vectors of the names defined without physical dimensions, read from units.txt by hand:
+    ``NAME = [currency_X]``, ``NAME = 1``, ``NAME = OTHER / N`` or ``NAME = N * OTHER`` where
+    OTHER is such a name. Everything else is left to pint."""
+    vectors: dict[str, UnitVec] = {}
+    for raw in _definition_lines():
+        line = raw.partition("#")[0].strip()
+        if not line:
+            continue
+        parts = [p.strip() for p in line.split("=")]
+        if len(parts) < 2:
+            continue
+        match = _PLAIN_DEFINITION.fullmatch(parts[1])
+        if match is None:
+            continue
+        vec: UnitVec | None = None
+        if match["dim"] is not None:
+            if match["dim"].startswith(_PLAIN_DIMENSIONS):
+                vec = UnitVec(Fraction(1), ((match["dim"], Fraction(1)),))
+        elif match["one"] is not None:
+            vec = DIMENSIONLESS
+        elif match["den_name"] is not None and match["den_name"] in vectors:
+            base = vectors[match["den_name"]]
+            vec = UnitVec(base.factor / int(match["den"]), base.exps)
+        elif match["num_name"] is not None and match["num_name"] in vectors:
+            base = vectors[match["num_name"]]
+            vec = UnitVec(base.factor * int(match["num"]), base.exps)
+        if vec is not None:
+            for name in [parts[0], *parts[2:]]:
+                if name != "_":
+                    vectors[name] = vec
+    return vectors
 
 
 # ---- names: curated units and count nouns (TE-38) --------------------------------------------
@@ -181,7 +251,8 @@ def _resolve_name(name: str) -> UnitVec:
             return UnitVec._canonical(Fraction(1), {COUNT_PREFIX + key: Fraction(1)})
     if target == _IDENTITY:
         return DIMENSIONLESS
-    return _pint_vector(target)
+    plain = _plain_vectors().get(target)
+    return plain if plain is not None else _pint_vector(target)
 
 
 # ---- TE's unit grammar (TE-38): a hand-written parser, bounded, linear-time -------------------
@@ -379,10 +450,15 @@ class _DisplayTable(NamedTuple):
 
 
 @functools.cache
-def _display_table() -> _DisplayTable:
+def _display_table(physical: bool = True) -> _DisplayTable:
+    """Spellings for output; ``physical=False`` keeps to the names pint is not needed for (a
+    unit without physical dimensions can only be spelled with those)."""
     whole: dict[UnitVec, str] = {}
     per_dim: dict[str, list[_Spelling]] = {}
+    plain = _plain_vectors()
     for symbol in _DISPLAY_ORDER:
+        if not physical and _alias_table().get(symbol) not in plain:
+            continue
         vec = _resolve_name(symbol)
         whole.setdefault(vec, symbol)
         if len(vec.exps) == 1 and vec.exps[0][1] > 0:
@@ -440,8 +516,9 @@ def format_unit(u: UnitVec) -> str:
     """Deterministic readable form: ``mile``, ``m/s``, ``USD/h``, ``cup/day``, ``1609.344*m``, ``1``."""
     if not u.exps:
         return _number_text(u.factor, prefix=False)
-    physical = any(not d.startswith(COUNT_PREFIX) for d, _ in u.exps)
-    table = _display_table() if physical else None  # count-only units never need pint
+    named = any(not d.startswith(COUNT_PREFIX) for d, _ in u.exps)
+    physical = any(not d.startswith((COUNT_PREFIX, *_PLAIN_DIMENSIONS)) for d, _ in u.exps)
+    table = _display_table(physical) if named else None  # count-only units never need pint
     if table is not None and u in table.whole:
         return table.whole[u]
     options = [_candidates(d, e, table) for d, e in u.exps]

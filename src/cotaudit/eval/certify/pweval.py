@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import cotaudit.progress as shared_progress
 from cotaudit.certify.adapters import proofwriter as pw
 from cotaudit.certify.proof.recheck import recheck
 from cotaudit.certify.serve.serving import serve
@@ -125,7 +126,16 @@ def run_proofwriter(items: Sequence[Mapping[str, Any]], split: str, delta: int =
     by_theory: dict[str, list[Mapping[str, Any]]] = {}
     for it in items:
         by_theory.setdefault(str(it["context"]), []).append(it)
+    with shared_progress.task(f"proofwriter {split}, δ = {delta}", len(items)) as bar:
+        _theories(run, by_theory, delta, bar)
+    return run
+
+
+def _theories(
+    run: PWRun, by_theory: dict[str, list[Mapping[str, Any]]], delta: int, bar: shared_progress.Task
+) -> None:
     for context, group in by_theory.items():
+        bar.advance(len(group))
         run.theories += 1
         try:
             state, decisions = theory_state(context, delta)
@@ -191,7 +201,6 @@ def run_proofwriter(items: Sequence[Mapping[str, Any]], split: str, delta: int =
             )
         run.recheck_failures += recheck_all(state)  # every stored certificate, not only answers
         state.close()
-    return run
 
 
 def pw_report(runs: Iterable[PWRun]) -> tuple[dict[str, Any], str]:

@@ -19,6 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import cotaudit.progress as progress
 from cotaudit.te.corpus import perturb, roscoe
 from cotaudit.te.corpus.gsm8k import CORPUS_STYLE, Style, convert_jsonl
 from cotaudit.te.corpus.perturb import CATEGORIES, PAPER_CATEGORIES, Perturbed, Trace
@@ -184,11 +185,13 @@ def build_corpus(
     if scale == "paper":
         items += _paper_sample(bases, seed)
     elif scale == "full":
-        for base in bases:
-            for category in categories or CATEGORIES:
-                item = _perturb(base, category, seed)
-                if item is not None:
-                    items.append(item)
+        with progress.task("perturbing", len(bases)) as bar:
+            for base in bases:
+                for category in categories or CATEGORIES:
+                    item = _perturb(base, category, seed)
+                    if item is not None:
+                        items.append(item)
+                bar.advance()
         items += [_clean(b) for b in bases]
     else:
         raise ValueError(f"unknown corpus scale {scale!r} (paper or full)")
