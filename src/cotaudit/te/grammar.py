@@ -442,6 +442,7 @@ class Extracted:
 
     trace: str
     line_offset: int
+    found: bool = True  # False: no GIVEN line, so ``trace`` is the whole text
 
 
 def extract_trace(text: str) -> Extracted:
@@ -449,12 +450,14 @@ def extract_trace(text: str) -> Extracted:
 
     Lines of ``trace`` are lines ``line_offset + 1 …`` of ``text``; fence lines inside the span
     (a model that wrapped the trace in ```` ``` ````) are blanked, not dropped, so the offset
-    stays exact. Without a GIVEN line the whole text is returned (the linter then reports it).
+    stays exact. Without a GIVEN line the whole text is returned (the linter then reports it)
+    with ``found`` False. Chat messages and reasoning blocks are handled one level up, by
+    :func:`cotaudit.completions.find_trace`, which calls this for the te engine.
     """
     lines = split_lines(text)
     start = next((i for i, ln in enumerate(lines) if _STARTS_GIVEN.match(ln)), None)
     if start is None:
-        return Extracted("\n".join(lines) + ("\n" if lines else ""), 0)
+        return Extracted("\n".join(lines) + ("\n" if lines else ""), 0, False)
     end = max((i for i, ln in enumerate(lines) if _STARTS_ANS.match(ln)), default=len(lines) - 1)
     end = max(end, start)
     span = ["" if _FENCE.match(ln) else ln for ln in lines[start : end + 1]]

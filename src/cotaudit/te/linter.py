@@ -54,6 +54,9 @@ class LintResult:
     diagnostics: tuple[Diagnostic, ...]
     verdict: str  # CLEAN | FLAG
     stats: dict[str, int]
+    # The ANS line as the trace states it: {"expr", "value"[, "unit"]}; None when it has no
+    # evaluable ANS. Reported as ``details.answer`` (answer-aware rewards read it).
+    answer: dict[str, str] | None = None
 
     @property
     def codes(self) -> list[str]:
@@ -64,15 +67,24 @@ class LintResult:
         return [f"{d.code}@{d.line}" for d in self.diagnostics]
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "verdict": self.verdict,
             "stats": dict(self.stats),
             "diagnostics": [d.to_dict() for d in self.diagnostics],
         }
+        if self.answer is not None:
+            out["answer"] = dict(self.answer)
+        return out
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> LintResult:
-        return cls(tuple(Diagnostic.from_dict(x) for x in d["diagnostics"]), d["verdict"], dict(d["stats"]))
+        answer = d.get("answer")
+        return cls(
+            tuple(Diagnostic.from_dict(x) for x in d["diagnostics"]),
+            d["verdict"],
+            dict(d["stats"]),
+            dict(answer) if isinstance(answer, dict) else None,
+        )
 
     def to_report(
         self,
@@ -95,7 +107,12 @@ class LintResult:
             input=InputRef.for_text(text, path, item_id),
             verdict="pass" if self.verdict == "CLEAN" else "fail",
             findings=tuple(findings),
-            details={"verdict": self.verdict, "grammar": GRAMMAR, "stats": dict(self.stats)},
+            details={
+                "verdict": self.verdict,
+                "grammar": GRAMMAR,
+                "stats": dict(self.stats),
+                **({"answer": dict(self.answer)} if self.answer is not None else {}),
+            },
             timing_ms=timing_ms,
         )
 
@@ -207,7 +224,7 @@ def _run(text: str, config: LintConfig, *, symbolic: bool, fallback: bool) -> Li
         "open": sum(1 for ln in lines if ln.tag == "OPEN" and ln.kind is Kind.BRACKET),
         "symbolic_calls": sym.calls(),
     }
-    return _finish(diagnostics, config, stats)
+    return _finish(diagnostics, config, stats, sem.answer)
 
 
 def _line(sem: Semantic, ln: Line) -> None:
@@ -294,7 +311,12 @@ def _finalise_undeclared(diagnostics: list[Diagnostic], sem: Semantic) -> None:
                 )
 
 
-def _finish(diagnostics: list[Diagnostic], config: LintConfig, stats: dict[str, int]) -> LintResult:
+def _finish(
+    diagnostics: list[Diagnostic],
+    config: LintConfig,
+    stats: dict[str, int],
+    answer: dict[str, str] | None = None,
+) -> LintResult:
     seen: set[tuple[str, int, int | None, str]] = set()
     unique: list[Diagnostic] = []
     for d in diagnostics:
@@ -310,7 +332,7 @@ def _finish(diagnostics: list[Diagnostic], config: LintConfig, stats: dict[str, 
         CODES[d.code].severity == "error" or (config.strict and CODES[d.code].severity == "warning")
         for d in unique
     )
-    return LintResult(tuple(unique), "FLAG" if flag else "CLEAN", stats)
+    return LintResult(tuple(unique), "FLAG" if flag else "CLEAN", stats, answer)
 
 
 def check(
