@@ -57,7 +57,10 @@ def add_commands(subparsers: Any) -> None:
     np_.add_argument("-o", "--output", metavar="OUT")
     np_.set_defaults(handler=_cmd_np)
 
-    extract = subparsers.add_parser("extract", help="cut the TE trace out of a raw model completion")
+    extract = subparsers.add_parser(
+        "extract",
+        help="cut the TE trace out of a raw model completion (text, or a JSON list of chat messages)",
+    )
     extract.add_argument("path", metavar="RAW.txt")
     extract.add_argument("-o", "--output", metavar="OUT")
     extract.set_defaults(handler=_cmd_extract)
@@ -139,11 +142,17 @@ def _cmd_np(args: argparse.Namespace) -> int:
 
 
 def _cmd_extract(args: argparse.Namespace) -> int:
-    from cotaudit.te.grammar import extract_trace
+    # The same extraction as the RL rewards and the inspect/verifiers scorers: a JSON list of
+    # chat messages, a reasoning block, fences and prose around the trace are all handled.
+    from cotaudit.completions import find_trace, parse_messages
 
-    extracted = extract_trace(_read(args.path))
-    _emit(extracted.trace, args.output)
-    sys.stderr.write(f"cotaudit: trace starts at line {extracted.line_offset + 1}\n")
+    raw = _read(args.path)
+    located = find_trace(parse_messages(raw), "te")
+    _emit(located.text, args.output)
+    if not located.found:
+        sys.stderr.write("cotaudit: no trace found (no GIVEN: line); the whole text was written\n")
+        return 1
+    sys.stderr.write(f"cotaudit: trace starts at line {located.line_offset + 1}\n")
     return 0
 
 
