@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from cotaudit import te  # noqa: E402
 from cotaudit.te import expr  # noqa: E402
-from cotaudit.te.gsm8k import CORPUS_STYLE, convert_jsonl  # noqa: E402
+from cotaudit.te.corpus.gsm8k import CORPUS_STYLE, convert_jsonl  # noqa: E402
 
 DEFAULT_GSM8K = ROOT.parent / "shared" / "data" / "gsm8k" / "test.jsonl"
 WARMUP = 20

@@ -27,12 +27,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from cotaudit.certify.closure import Source
-from cotaudit.certify.engine import EvalLimits, evaluate
-from cotaudit.certify.grammar import Limits, parse_program
-from cotaudit.certify.kernel import essential, kernel_scan, order_sensitivity
-from cotaudit.certify.redundancy import fractions
-from cotaudit.certify.workloads import lib15k
+from cotaudit.certify.engine.evaluation import evaluate
+from cotaudit.certify.engine.facts import Source
+from cotaudit.certify.engine.limits import EvalLimits
+from cotaudit.certify.kernel.redundancy import fractions
+from cotaudit.certify.kernel.scan import essential, kernel_scan, order_sensitivity
+from cotaudit.certify.lang.grammar import Limits
+from cotaudit.certify.lang.parse import parse_program
+from cotaudit.eval.certify.workloads import lib15k
 
 BIG = Limits(max_bytes=1 << 26, max_units=10_000_000)
 NO_LIMIT = EvalLimits(max_facts=50_000_000, timeout_s=3600)
@@ -263,9 +265,10 @@ def scaling(runs: int) -> None:
 
 def admissions(runs: int) -> None:
     """Kernel-scope batches through the state machine, each split into where its time goes."""
-    from cotaudit.certify import admission, gate
-    from cotaudit.certify import state as state_mod
-    from cotaudit.certify.sources import Evidence
+    from cotaudit.certify.gate import source as gate
+    from cotaudit.certify.sources.records import Evidence
+    from cotaudit.certify.state import admission
+    from cotaudit.certify.state import machine as state_mod
 
     spent: dict[str, float] = {}
     for module, name, key in (
@@ -319,10 +322,10 @@ def _timing(real: Callable[..., Any], key: str, spent: dict[str, float]) -> Call
 
 
 def _lib_state(units: list[str]) -> Any:
-    from cotaudit.certify.config import CertifyConfig
-    from cotaudit.certify.interface import simple_interface
-    from cotaudit.certify.sources import SourceRecord
-    from cotaudit.certify.state import CertState
+    from cotaudit.certify.interface.model import simple_interface
+    from cotaudit.certify.sources.records import SourceRecord
+    from cotaudit.certify.state.config import CertifyConfig
+    from cotaudit.certify.state.machine import CertState
 
     iface = simple_interface({"axiom": 1, "derivable": 1}, ["axiom"])
     st = CertState.open(":memory:", iface, CertifyConfig(), clock=lambda: "1970-01-01T00:00:00Z")

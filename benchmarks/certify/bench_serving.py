@@ -17,14 +17,15 @@ import statistics
 import time
 from typing import Any
 
-from cotaudit.certify.config import CertifyConfig
-from cotaudit.certify.engine import evaluate
-from cotaudit.certify.grammar import Limits, parse_literal, parse_program
-from cotaudit.certify.interface import simple_interface
-from cotaudit.certify.kernelview import KernelView
-from cotaudit.certify.recheck import recheck
-from cotaudit.certify.sources import Evidence, SourceRecord
-from cotaudit.certify.state import CertState
+from cotaudit.certify.engine.evaluation import evaluate
+from cotaudit.certify.interface.model import simple_interface
+from cotaudit.certify.lang.grammar import Limits
+from cotaudit.certify.lang.parse import parse_literal, parse_program
+from cotaudit.certify.proof.kernelview import KernelView
+from cotaudit.certify.proof.recheck import recheck
+from cotaudit.certify.sources.records import Evidence, SourceRecord
+from cotaudit.certify.state.config import CertifyConfig
+from cotaudit.certify.state.machine import CertState
 
 
 def load() -> str:

@@ -9,16 +9,23 @@ cotaudit.te.lint(text)                           # engine entry points, imported
 ```
 """
 
-__version__ = "0.1.0"
-
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cotaudit.api import AuditResult, audit, check, check_file
 from cotaudit.errors import CotauditError, MissingDependency
 from cotaudit.report import Finding, Report
+from cotaudit.version import __version__
 
-# Engine subpackages are imported on first attribute access (they pull in SymPy, pint, z3 ...).
+if TYPE_CHECKING:  # typed as the modules they are; imported on first use at run time
+    from cotaudit import certify as certify
+    from cotaudit import te as te
+    from cotaudit import type6 as type6
+    from cotaudit import vericot as vericot
+
+# Engine subpackages are imported on first attribute access (they pull in SymPy, pint, z3 ...):
+# the one module-level __getattr__ of the package, for these submodules only, so that
+# ``import cotaudit`` (and the CLI's start) stays fast.
 _ENGINE_PACKAGES = frozenset({"te", "type6", "vericot", "certify"})
 
 __all__ = [

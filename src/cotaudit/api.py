@@ -36,6 +36,7 @@ from cotaudit.errors import (
 from cotaudit.limits import BudgetExceeded, Limits
 from cotaudit.limits import budget as _budget
 from cotaudit.report import Finding, InputRef, Location, Report, sha256_text
+from cotaudit.version import __version__
 
 EngineCheck = Callable[..., Report]
 StrPath = str | os.PathLike[str]
@@ -320,12 +321,6 @@ def parse_jsonl_line(
 # --------------------------------------------------------------------------- running engines
 
 
-def _version() -> str:
-    import cotaudit
-
-    return cotaudit.__version__
-
-
 def invalid_report(
     *,
     engine: str,
@@ -338,7 +333,7 @@ def invalid_report(
     """An ``invalid`` report made by the front end (engine_version ``cotaudit/<version>``)."""
     return Report(
         engine=engine,
-        engine_version=f"cotaudit/{_version()}",
+        engine_version=f"cotaudit/{__version__}",
         input=InputRef(path=path, id=item_id, sha256=sha256),
         verdict="invalid",
         details={"error": error, **(extra or {})},
@@ -421,7 +416,7 @@ def budget_report(
     evidence: dict[str, Any] = {"limit": f"{limit:g} {unit}", "kind": kind}
     return Report(
         engine=engine,
-        engine_version=f"cotaudit/{_version()}",
+        engine_version=f"cotaudit/{__version__}",
         input=InputRef(path=path, id=item_id, sha256=sha256_text(text)),
         verdict="abstain",
         findings=(Finding(code, "warning", Location(line=None), message, evidence),),

@@ -14,9 +14,11 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from cotaudit.certify import engine, kernel, naive, oracle
+from cotaudit.certify.engine import evaluation, executor
+from cotaudit.certify.kernel import oracle, scan
+from cotaudit.certify.proof import naive
 
-MODULES = (engine, kernel, naive, oracle)
+MODULES = (executor, evaluation, scan, naive, oracle)
 
 
 class JumpingClock:

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from cotaudit.certify import certificate as certificate_mod
-from cotaudit.certify import recheck as recheck_mod
-from cotaudit.certify.history import recheck_all
-from cotaudit.certify.state import CertState
+from cotaudit.certify.proof import format as certificate_mod
+from cotaudit.certify.proof import report as recheck_mod
+from cotaudit.certify.state.history import recheck_all
+from cotaudit.certify.state.machine import CertState
 
 
 @pytest.fixture

@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from cotaudit.certify.config import CertifyConfig
-from cotaudit.certify.interface import Interface, load_interface
-from cotaudit.certify.kbfile import locate
-from cotaudit.certify.sources import Evidence, SourceRecord
-from cotaudit.certify.state import CertState
+from cotaudit.certify.interface.load import load_interface
+from cotaudit.certify.interface.model import Interface
+from cotaudit.certify.kb.file import locate
+from cotaudit.certify.sources.records import Evidence, SourceRecord
+from cotaudit.certify.state.config import CertifyConfig
+from cotaudit.certify.state.machine import CertState
 
 from .support import clock
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from cotaudit.certify.config import CertifyConfig
-from cotaudit.certify.grammar import parse_program
-from cotaudit.certify.interface import Interface, simple_interface
-from cotaudit.certify.recheck import RecheckReport, recheck
-from cotaudit.certify.sources import Evidence, SourceRecord
-from cotaudit.certify.state import CertState
-from cotaudit.certify.syntax import Unit
+from cotaudit.certify.interface.model import Interface, simple_interface
+from cotaudit.certify.lang.parse import parse_program
+from cotaudit.certify.lang.syntax import Unit
+from cotaudit.certify.proof.recheck import recheck
+from cotaudit.certify.proof.report import RecheckReport
+from cotaudit.certify.sources.records import Evidence, SourceRecord
+from cotaudit.certify.state.config import CertifyConfig
+from cotaudit.certify.state.machine import CertState
 
 CLOCK_TS = "2026-01-01T00:00:00Z"
 

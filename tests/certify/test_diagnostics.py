@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 
 from cotaudit import api
-from cotaudit.certify.config import CertifyConfig
-from cotaudit.certify.gate import Outcome
-from cotaudit.certify.interface import interface_from_dict
-from cotaudit.certify.sources import CheckerConfig, Evidence, SourceRecord
-from cotaudit.certify.state import CertState
+from cotaudit.certify.gate.decision import Outcome
+from cotaudit.certify.interface.load import interface_from_dict
+from cotaudit.certify.sources.records import CheckerConfig, Evidence, SourceRecord
+from cotaudit.certify.state.config import CertifyConfig
+from cotaudit.certify.state.machine import CertState
 from cotaudit.limits import Limits
 
 from .bounded import run_bounded
@@ -129,8 +129,8 @@ def test_lone_surrogates_are_diagnosed(change: tuple[str, str]) -> None:
 
 
 def test_lone_surrogate_in_a_string_constant_is_a_parse_error() -> None:
-    from cotaudit.certify.errors import ProgramError
-    from cotaudit.certify.grammar import parse_literal
+    from cotaudit.certify.core.errors import ProgramError
+    from cotaudit.certify.lang.parse import parse_literal
 
     with pytest.raises(ProgramError, match="lone surrogate"):
         parse_literal('p("a\\ud800")')

@@ -26,8 +26,8 @@ from typing import Any
 import pytest
 
 from cotaudit.certify import check
-from cotaudit.certify.errors import CertifyError, InterfaceError
-from cotaudit.certify.syntax import Const
+from cotaudit.certify.core.errors import CertifyError, InterfaceError
+from cotaudit.certify.lang.syntax import Const
 
 from .bounded import run_bounded
 
@@ -43,21 +43,21 @@ PATTERNS = {
     "adapters.proofwriter._COND_NOTVERB": "match",
     "adapters.proofwriter._COND_VERB": "match",
     "adapters.proofwriter._GENERIC": "match",
-    "checkers._NUMBER": "finditer",
-    "checkers._RUNS": "sub",
-    "checkers._UNIT_TOKEN": "match",
-    "grammar._BLANK": "fullmatch",
-    "grammar._FAST_FACT": "fullmatch",
-    "grammar._FAST_LINES": "findall",
-    "kbfile._EVIDENCE": "fullmatch",
-    "kbfile._KV": "fullmatch",
-    "kbfile._QUERY_START": "match",
-    "recheck_edges._ARGUMENT": "fullmatch",
-    "recheck_edges._SYMBOL": "fullmatch",
-    "syntax.LABEL_RE": "fullmatch",
-    "syntax.NAME_RE": "fullmatch",
-    "syntax.NUMBER_RE": "fullmatch",
-    "syntax.VAR_RE": "fullmatch",
+    "sources.checkers._NUMBER": "finditer",
+    "sources.checkers._RUNS": "sub",
+    "sources.checkers._UNIT_TOKEN": "match",
+    "lang.parse._BLANK": "fullmatch",
+    "lang.parse._FAST_FACT": "fullmatch",
+    "lang.parse._FAST_LINES": "findall",
+    "kb.file._EVIDENCE": "fullmatch",
+    "kb.file._KV": "fullmatch",
+    "kb.file._QUERY_START": "match",
+    "proof.recheck_edges._ARGUMENT": "fullmatch",
+    "proof.recheck_edges._SYMBOL": "fullmatch",
+    "lang.syntax.LABEL_RE": "fullmatch",
+    "lang.syntax.NAME_RE": "fullmatch",
+    "lang.syntax.NUMBER_RE": "fullmatch",
+    "lang.syntax.VAR_RE": "fullmatch",
 }
 
 PIECES = [" ", "\t", "\n", "a", "A", "0", "1.", ",", ".", '"', "\\", '\\"', "@", "(", ")", "[", "]"]
@@ -117,7 +117,7 @@ def _text(shape: tuple[str, str, str], n: int) -> str:
 
 
 def _lark_terminals() -> dict[str, str]:
-    from cotaudit.certify.grammar import _parser
+    from cotaudit.certify.lang.grammar import _parser
 
     return {f"lark.{t.name}": t.pattern.to_regexp() for t in _parser("program").terminals}
 
@@ -165,7 +165,7 @@ IFACE = IFACE.split("%% record rules")[0] + "%% record story kind=document\nChen
 def _outcome(fn: Any, *args: Any) -> str:
     """``ok`` or the diagnostic's class: any other exception fails the child (and the test)."""
     from cotaudit.certify.adapters.proofwriter import PWParseError
-    from cotaudit.certify.votes import VoteFormatError
+    from cotaudit.certify.serve.votes import VoteFormatError
 
     try:
         fn(*args)
@@ -180,12 +180,12 @@ def _kb(body: str) -> str:
 
 def _parsers() -> dict[str, tuple[Any, tuple[Any, ...]]]:
     from cotaudit.certify.adapters import proofwriter as pw
-    from cotaudit.certify.certfile import load_bundle
-    from cotaudit.certify.extract import extract_derivation
-    from cotaudit.certify.grammar import parse_literal, parse_program, parse_query
-    from cotaudit.certify.interface import load_interface
-    from cotaudit.certify.kbfile import parse_kb
-    from cotaudit.certify.votes import parse_vote_lines
+    from cotaudit.certify.gate.extract import extract_derivation
+    from cotaudit.certify.interface.load import load_interface
+    from cotaudit.certify.kb.bundle import load_bundle
+    from cotaudit.certify.kb.file import parse_kb
+    from cotaudit.certify.lang.parse import parse_literal, parse_program, parse_query
+    from cotaudit.certify.serve.votes import parse_vote_lines
 
     sp = " " * (MIB - 4096)
     return {
@@ -235,7 +235,7 @@ def test_parser_is_bounded_on_hostile_text(name: str) -> None:
 
 
 def test_kb_evidence_after_blanks_still_reads() -> None:
-    from cotaudit.certify.kbfile import parse_kb
+    from cotaudit.certify.kb.file import parse_kb
 
     doc = parse_kb(_kb('%% units\np(a). @story[0:5]   "Chen "   % a comment\nq(b). @story\n'))
     first, second = doc.sections[0].statements
@@ -249,7 +249,7 @@ def test_kb_evidence_after_blanks_still_reads() -> None:
 
 
 def test_kb_units_on_one_line_keep_their_evidence() -> None:
-    from cotaudit.certify.kbfile import parse_kb
+    from cotaudit.certify.kb.file import parse_kb
 
     doc = parse_kb(_kb('%% units\na(x1). b(x1). @story "Chen"\n'))
     a, b = doc.sections[0].statements
@@ -272,7 +272,7 @@ def _iface_with(pattern: str) -> str:
 
 
 def _evil_match() -> list[bool]:
-    from cotaudit.certify.interface import load_interface
+    from cotaudit.certify.interface.load import load_interface
 
     role = load_interface(_iface_with("^(p[0-9]+|(a+)+)$")).roles["party"]
     return [role.accepts(Const("sym", "a" * n + "b")) for n in (30, 64, 127)] + [
@@ -292,7 +292,7 @@ def test_exponential_role_pattern_is_matched_in_linear_time() -> None:
     ["^(a)\\1$", "^(?=p)p[0-9]+$", "^p(?!x)[0-9]+$", "(?<=a)b", "^(?P<n>a)(?P=n)$", "[", "a" * 5000],
 )
 def test_role_pattern_outside_re2_is_refused_at_load(pattern: str) -> None:
-    from cotaudit.certify.interface import load_interface
+    from cotaudit.certify.interface.load import load_interface
 
     with pytest.raises(InterfaceError) as err:
         load_interface(_iface_with(pattern))
@@ -300,7 +300,7 @@ def test_role_pattern_outside_re2_is_refused_at_load(pattern: str) -> None:
 
 
 def test_ordinary_role_pattern_still_works() -> None:
-    from cotaudit.certify.interface import load_interface
+    from cotaudit.certify.interface.load import load_interface
 
     role = load_interface(_iface_with("^p[0-9]+$")).roles["party"]
     assert role.accepts(Const("sym", "p12"))
@@ -327,7 +327,7 @@ def test_kb_with_an_evil_pattern_is_checked_not_hung() -> None:
 
 
 def _permuted_trace(order: list[int]) -> tuple[str, dict[str, Any]]:
-    from cotaudit.certify.grammar import parse_unit
+    from cotaudit.certify.lang.parse import parse_unit
 
     n = len(order)
     body = ", ".join(f"b(X{i})" for i in range(n)) + ", c(" + ", ".join(f"X{i}" for i in range(n)) + ")"
@@ -337,8 +337,8 @@ def _permuted_trace(order: list[int]) -> tuple[str, dict[str, Any]]:
 
 
 def _extract(order: list[int]) -> str:
-    from cotaudit.certify.errors import ComputationCap
-    from cotaudit.certify.extract import extract_derivation
+    from cotaudit.certify.core.errors import ComputationCap
+    from cotaudit.certify.gate.extract import extract_derivation
 
     text, rules = _permuted_trace(order)
     try:

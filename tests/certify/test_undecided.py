@@ -19,16 +19,16 @@ from typing import Any
 
 import pytest
 
-from cotaudit.certify import recheck_closure, recheck_edges
-from cotaudit.certify.certfile import check_bundle, make_bundle
-from cotaudit.certify.config import CertifyConfig
-from cotaudit.certify.engine import EvalLimits
-from cotaudit.certify.gate import Outcome
-from cotaudit.certify.kbcheck import check_kb
-from cotaudit.certify.naive import naive_evaluate
-from cotaudit.certify.recheck import recheck
-from cotaudit.certify.serving import AbstainReason, ServeStatus
-from cotaudit.certify.sources import CheckResult, Evidence, run_checker
+from cotaudit.certify.engine.limits import EvalLimits
+from cotaudit.certify.gate.decision import Outcome
+from cotaudit.certify.kb.bundle import check_bundle, make_bundle
+from cotaudit.certify.kb.check import check_kb
+from cotaudit.certify.proof import recheck_closure, recheck_edges
+from cotaudit.certify.proof.naive import naive_evaluate
+from cotaudit.certify.proof.recheck import recheck
+from cotaudit.certify.sources.records import CheckResult, Evidence, run_checker
+from cotaudit.certify.state.config import CertifyConfig
+from cotaudit.certify.state.query import AbstainReason, ServeStatus
 from cotaudit.limits import BudgetExceeded, Limits, budget
 
 from .clocks import loaded
@@ -242,7 +242,7 @@ def _kb_with_checker(checker_id: str) -> str:
 
 
 def test_a_failing_source_checker_makes_the_kb_report_abstain_not_fail() -> None:
-    from cotaudit.certify.checkers import CheckerRegistry
+    from cotaudit.certify.sources.checkers import CheckerRegistry
 
     registry = CheckerRegistry()
     registry.register(_Failing())
@@ -263,8 +263,8 @@ def test_a_failing_source_checker_makes_the_kb_report_abstain_not_fail() -> None
 
 def test_the_inputs_budget_is_not_swallowed_as_a_checker_error() -> None:
     interface = iface({"p": 1}, ["p"])
-    from cotaudit.certify.grammar import parse_unit
-    from cotaudit.certify.sources import MemoryRecords
+    from cotaudit.certify.lang.parse import parse_unit
+    from cotaudit.certify.sources.records import MemoryRecords
 
     fact = parse_unit("p(a).")
     with pytest.raises(BudgetExceeded):
@@ -279,7 +279,7 @@ def test_the_inputs_budget_is_not_swallowed_as_a_checker_error() -> None:
 def test_cli_says_abstained_or_undecided_never_a_traceback_or_a_failure(
     tmp_path: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from cotaudit.certify.state import CertState
+    from cotaudit.certify.state.machine import CertState
     from cotaudit.cli import main
 
     path = str(tmp_path / "s.sqlite")
@@ -287,7 +287,7 @@ def test_cli_says_abstained_or_undecided_never_a_traceback_or_a_failure(
     state = CertState.open(
         path, STRONG, CertifyConfig(closure_embed_max=0), clock=lambda: "2026-01-01T00:00:00Z"
     )
-    from cotaudit.certify.sources import SourceRecord
+    from cotaudit.certify.sources.records import SourceRecord
 
     state.add_record(SourceRecord("src", "rules", program))
     for line in program.splitlines():

@@ -9,7 +9,7 @@ import pytest
 
 from cotaudit import cli
 from cotaudit.eval import te as te_eval
-from cotaudit.te.corpus import read_jsonl
+from cotaudit.te.corpus.adversarial import read_jsonl
 
 pytest.importorskip("scipy", reason="SciPy is not installed (pip install -e '.[eval]')")
 ROOT = Path(__file__).resolve().parents[2]

@@ -176,7 +176,7 @@ class Runner:
             }
 
     def _recheck(self, text: str, result: dict[str, Any]) -> Any:
-        from cotaudit.certify.recheck import recheck
+        from cotaudit.certify.proof.recheck import recheck
         from cotaudit.limits import BudgetExceeded, budget
 
         kernel, overlay, delta = self.kernel()
@@ -192,7 +192,7 @@ class Runner:
 
     def kernel(self) -> tuple[Any, Any, Any]:
         if self._kernel is None:
-            from cotaudit.certify.certfile import load_bundle
+            from cotaudit.certify.kb.bundle import load_bundle
 
             from .targets import RECHECK_BUNDLE
 
@@ -201,8 +201,8 @@ class Runner:
         return self._kernel  # type: ignore[no-any-return]
 
     def _kb_parse(self, text: str) -> Any:
-        from cotaudit.certify.errors import KbError
-        from cotaudit.certify.kbfile import parse_kb
+        from cotaudit.certify.core.errors import KbError
+        from cotaudit.certify.kb.file import parse_kb
 
         try:
             return parse_kb(text)

@@ -75,7 +75,7 @@ def subset_path() -> Path:
 
 def write_subset() -> None:
     """A stratified 20-item subset of the paper-scale te corpus: both strata, every part."""
-    from cotaudit.te.corpus import PAPER_SEED, build_corpus, write_jsonl
+    from cotaudit.te.corpus.adversarial import PAPER_SEED, build_corpus, write_jsonl
 
     items = build_corpus(_data_dir() / "gsm8k" / "test.jsonl", PAPER_SEED, "paper")
     picked = []

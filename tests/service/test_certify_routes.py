@@ -66,8 +66,8 @@ def test_admit_with_evidence_on_a_real_state(monkeypatch: pytest.MonkeyPatch, tm
 def test_erase_that_runs_out_of_its_bound_is_an_abstention_not_a_crash(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from cotaudit.certify.errors import ResourceCap
-    from cotaudit.certify.state import CertState
+    from cotaudit.certify.core.errors import ResourceCap
+    from cotaudit.certify.state.machine import CertState
 
     monkeypatch.setenv(CERTIFY_DB_ENV, str(make_certify_state(tmp_path / "s.sqlite")))
 

@@ -47,7 +47,7 @@ def test_physical_units_import_pint_but_not_sympy() -> None:
 def test_every_converted_gsm8k_trace_lints_without_sympy() -> None:
     code = (
         "from cotaudit import te\n"
-        "from cotaudit.te.gsm8k import convert_jsonl\n"
+        "from cotaudit.te.corpus.gsm8k import convert_jsonl\n"
         f"traces = [c.trace for _, c in convert_jsonl({str(GSM8K)!r}) if c.trace]\n"
         "assert len(traces) >= 1250\n"
         "assert all(te.lint(t).verdict == 'CLEAN' for t in traces)\n"

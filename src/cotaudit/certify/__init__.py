@@ -13,18 +13,31 @@ and version every evidence record names.
     'pass'
 
 Entry points: :func:`check` (R-1 report for a ``.kb`` or ``.cert.json`` text), the executor
-:func:`evaluate`, the independent checker :func:`recheck`, the gate (:mod:`.gate`,
-:mod:`.derived`), the kernel scan (:mod:`.kernel`) and the state machine :class:`CertState`.
+:func:`evaluate`, the independent checker :func:`recheck` and the state machine
+:class:`CertState`. The layers, each importing only those before it (docs/architecture.md):
+:mod:`.core` (errors, canonical JSON, version) → :mod:`.lang` (syntax, normal form, grammar,
+JSON form, calculators, strata) → :mod:`.interface` → :mod:`.sources` (records, checkers) →
+:mod:`.proof` (certificate format, kernel views, recheck; never imports the executor) →
+:mod:`.engine` (the executor and its closure) → :mod:`.kernel` (the kernel scan) →
+:mod:`.gate` (source and derived mode) → :mod:`.state` (the :class:`CertState` facade and its
+services) → :mod:`.serve` (votes, agreement, serving) → :mod:`.kb` (the ``.kb`` and
+``.cert.json`` formats and their reports) → :mod:`.adapters` (data sets).
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Any
 
+from cotaudit.certify.core.version import ENGINE_VERSION
+from cotaudit.certify.engine.evaluation import evaluate
+from cotaudit.certify.kb.bundle import check_bundle
+from cotaudit.certify.kb.check import check_kb
+from cotaudit.certify.proof.recheck import recheck
+from cotaudit.certify.state.machine import CertState
+from cotaudit.errors import UsageError
 from cotaudit.report import Report
-
-ENGINE_VERSION = "certify/1"
 
 __all__ = ["ENGINE_VERSION", "CertState", "check", "evaluate", "recheck"]
 
@@ -34,18 +47,11 @@ def check(text: str, *, path: str | None = None, item_id: str | None = None, **o
 
     The kind comes from ``path`` (``*.cert.json``) or, without a path, from the text (a JSON
     object is a bundle). ``options``: ``checkers`` — a
-    :class:`~cotaudit.certify.checkers.CheckerRegistry` with extra source checkers (e.g.
+    :class:`~cotaudit.certify.sources.checkers.CheckerRegistry` with extra source checkers (e.g.
     ``llm_recheck/1`` wired to a model).
     """
-    from dataclasses import replace
-
-    from cotaudit.certify.certfile import check_bundle
-    from cotaudit.certify.kbcheck import check_kb
-
     unknown = sorted(set(options) - {"checkers"})
     if unknown:
-        from cotaudit.errors import UsageError
-
         raise UsageError(f"engine 'certify': unexpected option(s): {', '.join(unknown)}")
     start = time.perf_counter()
     is_bundle = path.endswith(".cert.json") if path else text.lstrip().startswith("{")
@@ -54,19 +60,3 @@ def check(text: str, *, path: str | None = None, item_id: str | None = None, **o
     else:
         report = check_kb(text, path=path, item_id=item_id, checkers=options.get("checkers"))
     return replace(report, timing_ms=round((time.perf_counter() - start) * 1000.0, 3))
-
-
-def __getattr__(name: str) -> Any:
-    if name == "CertState":
-        from cotaudit.certify.state import CertState
-
-        return CertState
-    if name == "evaluate":
-        from cotaudit.certify.engine import evaluate
-
-        return evaluate
-    if name == "recheck":
-        from cotaudit.certify.recheck import recheck
-
-        return recheck
-    raise AttributeError(name)

@@ -126,7 +126,7 @@ def _out(text: str) -> None:
 
 
 def _open(args: argparse.Namespace, interface: Any = None, config: Any = None) -> Any:
-    from cotaudit.certify.state import CertState
+    from cotaudit.certify.state.machine import CertState
 
     if getattr(args, "db_must_exist", True) and not Path(args.db).is_file():
         raise InputError(args.db, "no such state file")
@@ -177,7 +177,7 @@ def _cmd_query(args: argparse.Namespace) -> int:
 
 
 def _cmd_erase(args: argparse.Namespace) -> int:
-    from cotaudit.certify.errors import ComputationCap
+    from cotaudit.certify.core.errors import ComputationCap
 
     state = _open(args)
     try:
@@ -265,7 +265,7 @@ def _cmd_verify_log(args: argparse.Namespace) -> int:
 
 def _print_anchor(args: argparse.Namespace) -> None:
     """After a write: the new head, to keep elsewhere (``verify-log --anchor`` checks it)."""
-    from cotaudit.certify.store import Store
+    from cotaudit.certify.state.store import Store
 
     try:
         store = Store(args.db)

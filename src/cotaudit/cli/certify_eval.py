@@ -109,7 +109,7 @@ def _cmd_eval_contractnli(args: argparse.Namespace) -> int:
 
 
 def _cmd_eval_legal(args: argparse.Namespace) -> int:
-    from cotaudit.certify.evalsets import eval_legal
+    from cotaudit.eval.certify.evalsets import eval_legal
 
     if args.n_pos < 0 or args.n_neg < 0 or args.n_pos + args.n_neg > 100_000:
         raise UsageError("--n-pos/--n-neg must be ≥ 0 with at most 100,000 items")
@@ -119,7 +119,7 @@ def _cmd_eval_legal(args: argparse.Namespace) -> int:
 
 
 def _cmd_eval_medcalc(args: argparse.Namespace) -> int:
-    from cotaudit.certify.evalsets import eval_medcalc
+    from cotaudit.eval.certify.evalsets import eval_medcalc
 
     folder = Path(args.data) if args.data else data_dir() / "medcalc"
     for name in ("one_shot_data_verified.csv", "test_data_v1.0.csv"):
@@ -138,7 +138,7 @@ def _cmd_eval_medcalc(args: argparse.Namespace) -> int:
 
 def _cmd_eval_depdag(args: argparse.Namespace) -> int:
     from cotaudit.certify.adapters.depdag import load_library
-    from cotaudit.certify.evalsets import eval_depdag
+    from cotaudit.eval.certify.evalsets import eval_depdag
 
     path = Path(args.library) if args.library else data_dir() / "proofdag" / "metamath" / "ql_dag.json"
     if not path.is_file():
@@ -165,14 +165,14 @@ def _write_report(args: argparse.Namespace, doc: Any, text: str) -> None:
 
 def cmd_replay_h5(args: argparse.Namespace) -> int:
     from cotaudit.certify.adapters.legal import generate_items
-    from cotaudit.certify.replay import h5_report, replay_h5
+    from cotaudit.eval.certify.replay import h5_report, replay_h5
 
     if args.n_pos < 0 or args.n_neg < 0 or args.n_pos + args.n_neg > 100_000:
         raise UsageError("--n-pos/--n-neg must be ≥ 0 with at most 100,000 items")
     rows = replay_h5(generate_items(args.n_pos, args.n_neg, args.seed), variants=not args.no_variants)
     if args.proofwriter:
-        from cotaudit.certify.pweval import load_items
-        from cotaudit.certify.replay import replay_proofwriter
+        from cotaudit.eval.certify.pweval import load_items
+        from cotaudit.eval.certify.replay import replay_proofwriter
 
         try:
             pw_items = load_items(args.proofwriter)
@@ -188,7 +188,7 @@ def cmd_replay_h5(args: argparse.Namespace) -> int:
 
 
 def _cmd_eval_proofwriter(args: argparse.Namespace) -> int:
-    from cotaudit.certify.pweval import load_items, pw_report, run_proofwriter
+    from cotaudit.eval.certify.pweval import load_items, pw_report, run_proofwriter
 
     folder = Path(args.data) if args.data else data_dir() / "logic" / "proofwriter"
     runs = []

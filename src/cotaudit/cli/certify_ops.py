@@ -6,15 +6,21 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from cotaudit.certify.codemap import decision_code, reason_code
-from cotaudit.certify.errors import ComputationCap, InterfaceError, KbError, ProgramError, WhitelistViolation
-from cotaudit.certify.gate import GateDecision, Outcome
-from cotaudit.certify.grammar import parse_unit
-from cotaudit.certify.interface import load_interface
-from cotaudit.certify.kbfile import KbDocument, locate, parse_kb, split_statements
-from cotaudit.certify.sources import Evidence, SourceRecord
-from cotaudit.certify.strata import stratify
-from cotaudit.certify.syntax import Rule, Unit
+from cotaudit.certify.core.errors import (
+    ComputationCap,
+    InterfaceError,
+    KbError,
+    ProgramError,
+    WhitelistViolation,
+)
+from cotaudit.certify.gate.decision import GateDecision, Outcome
+from cotaudit.certify.interface.load import load_interface
+from cotaudit.certify.kb.codemap import decision_code, reason_code
+from cotaudit.certify.kb.file import KbDocument, locate, parse_kb, split_statements
+from cotaudit.certify.lang.parse import parse_unit
+from cotaudit.certify.lang.strata import stratify
+from cotaudit.certify.lang.syntax import Rule, Unit
+from cotaudit.certify.sources.records import Evidence, SourceRecord
 from cotaudit.errors import UsageError
 
 
@@ -26,7 +32,7 @@ def _diag(path: str, line: int | None, col: int | None, reason: str, message: st
 def check_program(text: str, path: str, interface_text: str | None) -> list[str]:
     """C-4 / C-12 diagnostics of a program (text or JSON form, or the units of a ``.kb`` file
     checked against its own interface), all of them."""
-    from cotaudit.certify.jsonform import program_from_json
+    from cotaudit.certify.lang.jsonform import program_from_json
 
     out: list[str] = []
     units: list[Unit] = []
@@ -99,7 +105,7 @@ def _decision_line(where: str, d: GateDecision, label: str) -> str:
 
 
 def _admit_kb(doc: KbDocument, path: str, state: Any) -> tuple[list[str], bool]:
-    from cotaudit.certify.state import put_record
+    from cotaudit.certify.state.rows import put_record
 
     def add_records() -> None:
         for rec in doc.records:
@@ -139,7 +145,7 @@ def _admit_kb(doc: KbDocument, path: str, state: Any) -> tuple[list[str], bool]:
 
 
 def admit(args: Any, read: Callable[[str], str], open_state: Callable[..., Any]) -> tuple[list[str], bool]:
-    from cotaudit.certify.config import CertifyConfig
+    from cotaudit.certify.state.config import CertifyConfig
 
     if args.kb:
         try:
@@ -193,9 +199,9 @@ def _admit_unit(args: Any, read: Callable[[str], str], state: Any) -> tuple[list
 
 
 def recheck_file(cert_text: str, kernel_text: str | None, delta: int | None) -> tuple[list[str], bool]:
-    from cotaudit.certify.certfile import BUNDLE_FORMAT, load_bundle
-    from cotaudit.certify.kernelview import KernelView
-    from cotaudit.certify.recheck import recheck
+    from cotaudit.certify.kb.bundle import BUNDLE_FORMAT, load_bundle
+    from cotaudit.certify.proof.kernelview import KernelView
+    from cotaudit.certify.proof.recheck import recheck
 
     try:
         data = json.loads(cert_text)
@@ -234,9 +240,9 @@ def recheck_file(cert_text: str, kernel_text: str | None, delta: int | None) -> 
 def kernel_report_of(source: str, read: Callable[[str], str], k_table: bool) -> dict[str, Any]:
     from pathlib import Path
 
-    from cotaudit.certify.config import CertifyConfig
-    from cotaudit.certify.deploy import kernel_report
-    from cotaudit.certify.state import CertState
+    from cotaudit.certify.state.config import CertifyConfig
+    from cotaudit.certify.state.deploy import kernel_report
+    from cotaudit.certify.state.machine import CertState
 
     if source.endswith(".kb"):
         try:
@@ -251,7 +257,7 @@ def kernel_report_of(source: str, read: Callable[[str], str], k_table: bool) -> 
         if not Path(source).is_file():
             raise UsageError(f"{source}: no such state file or .kb file")
         state = CertState.open(source)
-    from cotaudit.certify.history import recheck_all
+    from cotaudit.certify.state.history import recheck_all
 
     try:
         report = kernel_report(state, k_table=k_table)
@@ -265,8 +271,8 @@ def verify_state_file(path: str, anchor: tuple[int, str] | None) -> tuple[list[s
     """``verify-log``: the hash chain, the anchor, and every divergence between the tables and
     the state the log certifies (one ``FAIL`` line each). Works on the bare file, so a state
     too damaged to open as a :class:`CertState` is still reported, never a crash."""
-    from cotaudit.certify.logstate import divergences
-    from cotaudit.certify.store import Store
+    from cotaudit.certify.state.logstate import divergences
+    from cotaudit.certify.state.store import Store
 
     store = Store(path)
     try:

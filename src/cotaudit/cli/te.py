@@ -76,7 +76,7 @@ def add_commands(subparsers: Any) -> None:
 
 
 def _cmd_convert(args: argparse.Namespace) -> int:
-    from cotaudit.te.gsm8k import Style, convert_jsonl, summarise
+    from cotaudit.te.corpus.gsm8k import Style, convert_jsonl, summarise
 
     for name in ("checks", "value_refs"):
         if not 0.0 <= getattr(args, name) <= 1.0:
@@ -122,7 +122,7 @@ def _cmd_convert(args: argparse.Namespace) -> int:
 
 def _cmd_corrupt(args: argparse.Namespace) -> int:
     from cotaudit.cli.io import gsm8k_path
-    from cotaudit.te.corpus import build_corpus, write_jsonl
+    from cotaudit.te.corpus.adversarial import build_corpus, write_jsonl
 
     items = build_corpus(gsm8k_path(args.gsm8k), args.seed, args.scale)
     write_jsonl(items, args.output)
@@ -135,7 +135,7 @@ def _cmd_corrupt(args: argparse.Namespace) -> int:
 
 
 def _cmd_np(args: argparse.Namespace) -> int:
-    from cotaudit.te.np import render_np
+    from cotaudit.te.corpus.np import render_np
 
     _emit(render_np(_read(args.path)).text, args.output)
     return 0

@@ -2,7 +2,7 @@
 
 The spec's reason codes (``PARSE_ERROR``, ``UNVERIFIABLE_EDGE``, ``DEPTH_BUDGET_EXCEEDED`` …)
 are the engine's native words; each maps to one stable code here, and
-:mod:`cotaudit.certify.codemap` is the one place that does the mapping. Families: E001–E013 the
+:mod:`cotaudit.certify.kb.codemap` is the one place that does the mapping. Families: E001–E013 the
 source-mode gate (C-43), E014–E020 the derived-mode gate, E021–E033 the checks of ``recheck``
 (C-32, C-33, C-35), E034–E038 input and answers, W001–W008 abstentions and capped scans, W009–W012 serving
 (votes, agreement, grounder failures, the labelled fallback), W013 units the gate could not check,

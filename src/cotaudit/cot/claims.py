@@ -29,7 +29,7 @@ from fractions import Fraction
 
 import cotaudit.limits as limits
 from cotaudit.cot.mathview import THIN, math_view
-from cotaudit.te.gsm8k_numbers import NotArithmetic, arithmetic, constant
+from cotaudit.te.corpus.gsm8k_numbers import NotArithmetic, arithmetic, constant
 
 MAX_CLAIMS_PER_STEP = 200
 MAX_SIDE_TOKENS = 400

@@ -26,7 +26,8 @@ from cotaudit.cot import answer as answers
 from cotaudit.cot.carry import labelled_claims
 from cotaudit.cot.claims import Claim, Verdict, find_claims, modular_context, uses_blank_boxes
 from cotaudit.cot.inputs import MAX_STEP_CHARS, BadInput, Chain, read_chain
-from cotaudit.cot.replay import Check, Replay, find_replayer
+from cotaudit.cot.replay.model import Check, Replay
+from cotaudit.cot.replay.registry import find_replayer
 from cotaudit.cot.segment import LineIndex
 from cotaudit.report import Finding, InputRef, Location, Report
 from cotaudit.te.numeric import approx_fraction, fmt_fraction

@@ -26,11 +26,14 @@ from pathlib import Path
 from typing import Any
 
 from cotaudit.certify.adapters import contractnli as cnli
-from cotaudit.certify.checkers import LIMITATIONS
-from cotaudit.certify.config import CertifyConfig
-from cotaudit.certify.history import recheck_all
-from cotaudit.certify.interface import Interface
-from cotaudit.certify.metrics import (
+from cotaudit.certify.interface.model import Interface
+from cotaudit.certify.serve.serving import serve
+from cotaudit.certify.serve.votes import ParserGrounder, ProposedFact, QueryInput, Vote
+from cotaudit.certify.sources.checkers import LIMITATIONS
+from cotaudit.certify.sources.records import CheckerConfig
+from cotaudit.certify.state.config import CertifyConfig
+from cotaudit.certify.state.history import recheck_all
+from cotaudit.eval.certify.metrics import (
     CAVEAT,
     Counts,
     break_even_ratio,
@@ -39,9 +42,6 @@ from cotaudit.certify.metrics import (
     holm,
     mcnemar_exact,
 )
-from cotaudit.certify.serve import serve
-from cotaudit.certify.sources import CheckerConfig
-from cotaudit.certify.votes import ParserGrounder, ProposedFact, QueryInput, Vote
 
 GOLD_ROW = "gold spans (k=2)"
 MODEL_ROWS: tuple[tuple[str, str, tuple[str, ...]], ...] = (

@@ -71,7 +71,7 @@ def mcnemar(first_correct: Sequence[bool], second_correct: Sequence[bool]) -> Mc
 
 def holm(pvalues: Sequence[float], alpha: float = 0.05) -> list[tuple[float, bool]]:
     """Holm–Bonferroni: adjusted p-values (monotone, capped at 1) and rejections at ``alpha``."""
-    from cotaudit.certify.metrics import holm as holm_adjusted
+    from cotaudit.eval.certify.metrics import holm as holm_adjusted
 
     return [(p, p <= alpha) for p in holm_adjusted(pvalues)]
 

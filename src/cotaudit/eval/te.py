@@ -24,7 +24,7 @@ from cotaudit.eval import metrics
 from cotaudit.eval.baselines import LLMMethod, llm_summary
 from cotaudit.eval.model import EvalItem, Method, Outcome, Results
 from cotaudit.eval.runner import run_methods
-from cotaudit.te.corpus import PAPER_SEED, CorpusItem, build_corpus, read_jsonl
+from cotaudit.te.corpus.adversarial import PAPER_SEED, CorpusItem, build_corpus, read_jsonl
 
 if TYPE_CHECKING:
     from cotaudit.llm.client import LLMClient

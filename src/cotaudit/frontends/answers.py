@@ -1,7 +1,7 @@
 """Final answers as exact values: a TE trace's ANS line, GSM8K's ``#### N`` and MATH500 strings.
 
 Answer accuracy needs one comparison for every source, with no evaluation of untrusted text
-beyond the te engine's own safe arithmetic parser (``cotaudit.te.gsm8k_numbers``): numerals,
+beyond the te engine's own safe arithmetic parser (``cotaudit.te.corpus.gsm8k_numbers``): numerals,
 ``+ - * /`` and parentheses. What is not a rational number is compared as normalised text.
 """
 
@@ -21,7 +21,7 @@ from cotaudit.te.grammar import (
     split_eq,
     split_lines,
 )
-from cotaudit.te.gsm8k_numbers import NotArithmetic, arithmetic, constant
+from cotaudit.te.corpus.gsm8k_numbers import NotArithmetic, arithmetic, constant
 
 _NUMBER_NOISE = re.compile(r"[,$€£\s]|\\[,!; ]|\\\$")
 _FRAC = re.compile(r"^(-?)\\[dt]?frac\{(-?\d+)\}\{(-?\d+)\}$")

@@ -25,14 +25,14 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict
 
 from cotaudit.certify.adapters import contractnli as cnli
-from cotaudit.certify.checkers import LLMReply
-from cotaudit.certify.votes import QueryInput, Vote, VoteFormatError, parse_vote_lines
+from cotaudit.certify.serve.votes import QueryInput, Vote, VoteFormatError, parse_vote_lines
+from cotaudit.certify.sources.checkers import LLMReply
 from cotaudit.llm.client import LLMClient
 from cotaudit.llm.prompts import load_prompt
 from cotaudit.llm.types import Message, ReplayMiss, Request
 
 if TYPE_CHECKING:
-    from cotaudit.certify.interface import Interface
+    from cotaudit.certify.interface.model import Interface
 
 _WORD = re.compile(r"[a-z]+")
 _STOP = frozenset(
@@ -168,7 +168,7 @@ def _clause_check(chosen: Sequence[int]) -> Callable[[GroundAnswer], str | None]
 class LLMGrounder:
     """C-75's generic grounder: Ω predicates with roles and the legend in the prompt, the
     records' text, the question; the answer is JSON lines parsed by
-    :func:`cotaudit.certify.votes.parse_vote_lines` (no JSON mode: JSON lines are several
+    :func:`cotaudit.certify.serve.votes.parse_vote_lines` (no JSON mode: JSON lines are several
     objects). A fact whose ``record`` is not named gets the query's first record."""
 
     def __init__(self, client: LLMClient, *, temperature: float = 0.7, max_tokens: int = 512) -> None:

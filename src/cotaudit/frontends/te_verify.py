@@ -22,7 +22,7 @@ from cotaudit.llm.prompts import load_prompt
 from cotaudit.llm.structured import Structured
 from cotaudit.llm.types import Request
 from cotaudit.te.grammar import split_lines
-from cotaudit.te.np import render_np
+from cotaudit.te.corpus.np import render_np
 
 Kind = Literal["M3", "M4"]
 PROMPTS: dict[str, str] = {"M3": "np_verify", "M4": "te_judge"}

@@ -51,10 +51,10 @@ def _state_path() -> str:
 
 def _open(path: str) -> Any:
     try:
-        from cotaudit.certify.state import CertState
+        from cotaudit.certify.state.machine import CertState
     except ModuleNotFoundError as exc:
         raise ServiceError(501, "not_implemented", f"the certify engine is not available: {exc}") from None
-    from cotaudit.certify.errors import CertifyError
+    from cotaudit.certify.core.errors import CertifyError
 
     try:
         return CertState.open(path)
@@ -83,8 +83,8 @@ def admit(body: Mapping[str, Any]) -> dict[str, Any]:
         try:
             found = None
             if evidence is not None:
-                from cotaudit.certify.kbfile import locate
-                from cotaudit.certify.sources import Evidence
+                from cotaudit.certify.kb.file import locate
+                from cotaudit.certify.sources.records import Evidence
 
                 record_id, spans, quote = evidence
                 record = state.records.record(record_id)
@@ -124,7 +124,7 @@ def erase(body: Mapping[str, Any]) -> dict[str, Any]:
     reason = _text(body, "reason", "")
     with _LOCK:
         state = _open(_state_path())
-        from cotaudit.certify.errors import ComputationCap, StoreError
+        from cotaudit.certify.core.errors import ComputationCap, StoreError
 
         try:
             result: dict[str, Any] = state.erase(unit_id, reason)

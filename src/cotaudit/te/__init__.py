@@ -9,7 +9,8 @@
 """
 
 from cotaudit.te.config import M1, M2, Diagnostic, LintConfig
-from cotaudit.te.linter import ENGINE_VERSION, LintResult, check, lint
+from cotaudit.te.linter import check, lint
 from cotaudit.te.numeric import Limits
+from cotaudit.te.result import ENGINE_VERSION, LintResult
 
 __all__ = ["ENGINE_VERSION", "M1", "M2", "Diagnostic", "Limits", "LintConfig", "LintResult", "check", "lint"]

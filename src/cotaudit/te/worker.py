@@ -21,13 +21,12 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 import cotaudit.limits as budget
 from cotaudit.te.config import LintConfig
-
-if TYPE_CHECKING:
-    from cotaudit.te.linter import LintResult
+from cotaudit.te.pipeline import run
+from cotaudit.te.result import LintResult
 
 _WARM_UP = """GIVEN:
   n := param(integer, positive)
@@ -147,8 +146,6 @@ _worker = _Worker()
 
 def lint_in_worker(text: str, config: LintConfig) -> LintResult | None:
     """Lint ``text`` symbolically in the worker; None if the worker failed or overran."""
-    from cotaudit.te.linter import LintResult
-
     reply = _worker.lint(text, config)
     if reply is None:
         return None
@@ -174,7 +171,6 @@ def main() -> None:  # pragma: no cover - runs in the child process; exercised b
     except (ImportError, ValueError, OSError):
         pass
     from cotaudit.te import symbolic
-    from cotaudit.te.linter import run
 
     symbolic.sympy()
     # Warm SymPy's own caches and lazy imports on a trace that touches what traces use

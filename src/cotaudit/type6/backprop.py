@@ -13,13 +13,10 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import cotaudit.limits as budget
 from cotaudit.type6.constraints import CONFLICT, PIN, UNVERIFIABLE
-
-if TYPE_CHECKING:
-    from cotaudit.type6.sequential import Sequential
+from cotaudit.type6.stepview import SequentialView
 
 
 class WorkLimitExceeded(Exception):
@@ -32,7 +29,7 @@ class WorkLimitExceeded(Exception):
         self.limit = limit
 
 
-def backpropagate(seq: Sequential, i: int, created: Sequence[int], pi: str | None) -> None:
+def backpropagate(seq: SequentialView, i: int, created: Sequence[int], pi: str | None) -> None:
     """Y-38 for step ``i``; events go to the step's event list through ``seq._emit``."""
     queued = set(created)
     if pi is not None and seq._changed_at(pi, i):

@@ -9,20 +9,17 @@ the revision's own revisit does not count) and *derived* (a constraint on π cre
 from __future__ import annotations
 
 from bisect import bisect_right
-from typing import TYPE_CHECKING
 
 import cotaudit.limits as limits
-
-if TYPE_CHECKING:
-    from cotaudit.type6.sequential import Sequential
+from cotaudit.type6.stepview import SequentialView
 
 
-def structural(seq: Sequential, j: int, i: int) -> bool:
+def structural(seq: SequentialView, j: int, i: int) -> bool:
     """An R in (j, i], or a jump owned by a statement in (j, i): prefix counts, O(1)."""
     return seq.r_prefix[i] > seq.r_prefix[j] or seq.jump_prefix[i - 1] > seq.jump_prefix[j]
 
 
-def derived(seq: Sequential, j: int, i: int, pi: str) -> bool:
+def derived(seq: SequentialView, j: int, i: int, pi: str) -> bool:
     """(a) a constraint on π created in (j, i], or (b) an upstream τ change in (j, i)."""
     targeted = seq.by_target.get(pi)
     if targeted and seq.constraints[targeted[-1] - 1].stmt > j:
@@ -30,7 +27,7 @@ def derived(seq: Sequential, j: int, i: int, pi: str) -> bool:
     return upstream_changed(seq, j, i, pi)
 
 
-def upstream_changed(seq: Sequential, j: int, i: int, pi: str) -> bool:
+def upstream_changed(seq: SequentialView, j: int, i: int, pi: str) -> bool:
     """(b): some x ∈ Up(π) changed τ at a step in (j, i).
 
     Up(π) is searched only for candidate revisions and only when something changed anywhere in

@@ -7,11 +7,11 @@ byte-identical JSON (Y-94).
 
 from __future__ import annotations
 
-import gc
 import statistics
 from collections.abc import Mapping
 from typing import Any
 
+from cotaudit.gcpause import paused_collector
 from cotaudit.type6.backprop import WorkLimitExceeded
 from cotaudit.type6.config import Config
 from cotaudit.type6.events import Event
@@ -39,13 +39,8 @@ def verify(trace: Trace | str | Mapping[str, Any], config: Config | None = None)
     # Verification allocates many small, short-lived objects freed by reference counting; the
     # cyclic collector's repeated scans of a growing heap made long traces superlinear, so it
     # is paused for the run and resumed only if it was running (as the te linter does).
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with paused_collector():
         return _verify(trace, config)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _verify(trace: Trace | str | Mapping[str, Any], config: Config) -> Type6Result:

@@ -34,17 +34,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cotaudit.certify.canon import sha256_hex
-from cotaudit.certify.checkers import recheck_verdict
-from cotaudit.certify.interface import Interface, interface_from_dict
-from cotaudit.certify.sources import CheckResult, Evidence, RecordStore, SourceRecord
-from cotaudit.certify.syntax import Fact, Unit
+from cotaudit.certify.core.canon import sha256_hex
+from cotaudit.certify.interface.load import interface_from_dict
+from cotaudit.certify.interface.model import Interface
+from cotaudit.certify.lang.syntax import Fact, Unit
+from cotaudit.certify.sources.checkers import recheck_verdict
+from cotaudit.certify.sources.records import CheckResult, Evidence, RecordStore, SourceRecord
 
 if TYPE_CHECKING:
-    from cotaudit.certify.checkers import LLMReply
-    from cotaudit.certify.config import CertifyConfig
-    from cotaudit.certify.state import CertState
-    from cotaudit.certify.votes import ProposedFact, QueryInput, Vote
+    from cotaudit.certify.serve.votes import ProposedFact, QueryInput, Vote
+    from cotaudit.certify.sources.checkers import LLMReply
+    from cotaudit.certify.state.config import CertifyConfig
+    from cotaudit.certify.state.machine import CertState
 
 # The 17 hypotheses in the order of the dataset's label ids; slugs are fixed here (not derived
 # from the short descriptions at run time) so that predicates never change with the data file.
@@ -195,7 +196,7 @@ def document_record(doc: Document) -> SourceRecord:
 
 def query(pair: Pair) -> QueryInput:
     """C-74: the hypothesis as the question, the target fixed by the pair, tfu answers."""
-    from cotaudit.certify.votes import QueryInput
+    from cotaudit.certify.serve.votes import QueryInput
 
     return QueryInput(
         pair.query_id,
@@ -212,7 +213,7 @@ def state(
 ) -> CertState:
     """A fresh in-memory state with the 34 copy rules admitted (writer deploy, record mode);
     ``checkers`` are registered (e.g. :class:`NLIRecheck`) so the config can name them."""
-    from cotaudit.certify.state import CertState
+    from cotaudit.certify.state.machine import CertState
 
     kwargs = {} if clock is None else {"clock": clock}
     st = CertState.open(":memory:", interface(), config, **kwargs)  # type: ignore[arg-type]
@@ -254,7 +255,7 @@ def span_evidence(doc: Document, index: int, quote: str | None = None) -> Eviden
 
 def gold_facts(pair: Pair) -> list[ProposedFact]:
     """The gold annotation as a vote: the hypothesis fact with its first gold span as evidence."""
-    from cotaudit.certify.votes import ProposedFact
+    from cotaudit.certify.serve.votes import ProposedFact
 
     fact = fact_text(pair, pair.document.labels[pair.hypothesis.key])
     spans = pair.document.gold_spans[pair.hypothesis.key]
@@ -337,7 +338,7 @@ class NLIRecheck:
 def vote_from_label(pair: Pair, label: str, clause: int | None, quote: str | None, **cost: Any) -> Vote:
     """A structured grounding answer (label, clause number, quote) as a vote. NotMentioned is a
     valid vote with no facts; a decided label needs a clause number that exists."""
-    from cotaudit.certify.votes import ProposedFact, Vote
+    from cotaudit.certify.serve.votes import ProposedFact, Vote
 
     fact = fact_text(pair, label)
     raw = json.dumps({"label": label, "clause": clause, "quote": quote}, ensure_ascii=False, sort_keys=True)

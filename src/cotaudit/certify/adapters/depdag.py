@@ -22,11 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cotaudit.certify.canon import json_lines
-from cotaudit.certify.config import CertifyConfig
-from cotaudit.certify.interface import Interface, interface_from_dict
-from cotaudit.certify.sources import Evidence, SourceRecord
-from cotaudit.certify.state import CertState
+from cotaudit.certify.core.canon import json_lines
+from cotaudit.certify.interface.load import interface_from_dict
+from cotaudit.certify.interface.model import Interface
+from cotaudit.certify.sources.records import Evidence, SourceRecord
+from cotaudit.certify.state.config import CertifyConfig
+from cotaudit.certify.state.machine import CertState
 
 _SYMBOL = re.compile(r"^[a-z][a-z0-9_]*$")
 

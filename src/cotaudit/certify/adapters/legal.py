@@ -6,7 +6,7 @@ arts.
 the legend's p1, p2, x1 belong to the golden case) with
 0–3 distractor facts about other documents; positives state the four leaf facts, negatives drop
 exactly one of them, rotating through the four (mid-link breaks). Gold labels come from the
-reference evaluator (:mod:`cotaudit.certify.naive`), not from the generator's intent.
+reference evaluator (:mod:`cotaudit.certify.proof.naive`), not from the generator's intent.
 """
 
 from __future__ import annotations
@@ -15,12 +15,13 @@ import random
 from dataclasses import dataclass
 from importlib import resources
 
-from cotaudit.certify.config import CertifyConfig
-from cotaudit.certify.grammar import parse_program
-from cotaudit.certify.interface import Interface, load_interface
-from cotaudit.certify.naive import naive_evaluate
-from cotaudit.certify.sources import Evidence, SourceRecord
-from cotaudit.certify.state import CertState
+from cotaudit.certify.interface.load import load_interface
+from cotaudit.certify.interface.model import Interface
+from cotaudit.certify.lang.parse import parse_program
+from cotaudit.certify.proof.naive import naive_evaluate
+from cotaudit.certify.sources.records import Evidence, SourceRecord
+from cotaudit.certify.state.config import CertifyConfig
+from cotaudit.certify.state.machine import CertState
 
 RULES = (
     "[ji_art6]  is_preliminary_contract(X) :- subscription_order_or_booking_form(X), "

@@ -4,26 +4,27 @@ Votes are attribute maps in MedCalc's "Relevant Entities" style (``{"weight": [1
 "sex": "Female", "chf": true}``). :func:`normalise` turns one into facts ``attr(Case, Value)``
 (convert to the canonical unit, round half-even to ``places``; booleans default to false), so
 agreement compares normalised maps. The five calculators are ``calc`` rules over registered
-functions (:mod:`cotaudit.certify.calculators`); their intermediates go into the certificate.
+functions (:mod:`cotaudit.certify.lang.calculators`); their intermediates go into the certificate.
 
 Unit conversions are explicit Decimal factors (the C-102 list), not pint: the list is closed and
 exact decimal factors keep results reproducible to the last digit.
 
 Source-checked serving (C-103) — evidence quotes into a clinical note, the ``medcalc-span/1``
-checker and the 25 hand-written notes of C-105 — is :mod:`.medcalc_evidence`;
-:func:`calc_state` configures that checker for every attribute predicate.
+checker and the 25 hand-written notes of C-105 — is :mod:`.medcalc_evidence`; serving over
+attribute maps and notes (:func:`~.medcalc_serving.calc_state`, which configures that checker
+for every attribute predicate) is :mod:`.medcalc_serving`.
 """
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from typing import Any
 
-from cotaudit.certify.interface import Interface, interface_from_dict
-from cotaudit.certify.sources import Evidence
+from cotaudit.certify.interface.load import interface_from_dict
+from cotaudit.certify.interface.model import Interface
 
 
 @dataclass(frozen=True)
@@ -218,12 +219,12 @@ def normalise(entities: Mapping[str, Any], cid: int) -> dict[str, Decimal]:
     return out
 
 
-def _num_text(d: Decimal) -> str:
+def num_text(d: Decimal) -> str:
     return format(d.normalize(), "f")
 
 
 def facts(values: Mapping[str, Decimal], case: str = "c1") -> list[str]:
-    return [f"{a}({case}, {_num_text(v)})" for a, v in sorted(values.items())]
+    return [f"{a}({case}, {num_text(v)})" for a, v in sorted(values.items())]
 
 
 def program(cids: tuple[int, ...] = (2, 4, 5, 6, 7)) -> str:
@@ -270,87 +271,5 @@ def score(answer: str, gold: str, lower: str, upper: str, integer: bool) -> bool
     return Decimal(lower) <= a <= Decimal(upper)
 
 
-# ---------------------------------------------------------------- serving over attribute maps
-def calc_state(config: Any = None, clock: Any = None) -> Any:
-    """A fresh state holding the five calc rules (writer deploy, match/1 record mode); attribute
-    facts are checked by ``all_of(schema/1, medcalc-span/1)`` under source-checking policies."""
-    from cotaudit.certify.adapters.medcalc_evidence import calc_checkers, calc_config
-    from cotaudit.certify.sources import SourceRecord
-    from cotaudit.certify.state import CertState
-
-    cfg = calc_config(config)
-    kwargs = {} if clock is None else {"clock": clock}
-    state = CertState.open(":memory:", interface(), cfg, checkers=calc_checkers(cfg), **kwargs)
-    text = program()
-    state.add_record(SourceRecord("calculators", "rules", text))
-    decisions = state.admit_batch(
-        [(line, Evidence("calculators"), "deploy", None) for line in text.splitlines()]
-    )
-    bad = [d for d in decisions if d.outcome.value == "REJECT"]
-    if bad:
-        raise RuntimeError(f"calculator rule rejected: {bad[0].reason}")
-    return state
-
-
-@dataclass
-class MapGrounder:
-    """Votes given as attribute maps (one per vote index); a map that does not normalise is an
-    invalid vote with the reason, never a guess. With ``evidence`` (quotes per attribute, same
-    keys as the maps) or a query record, every fact carries evidence into the note (C-103)."""
-
-    maps: Mapping[tuple[str, int], Mapping[str, Any]]
-    cid: int
-    id: str = "entity-maps/1"
-    evidence: Mapping[tuple[str, int], Mapping[str, Any]] = field(default_factory=dict)
-
-    def ground(self, q: Any, interface: Any, vote: int) -> Any:
-        from cotaudit.certify.votes import ProposedFact, Vote
-
-        m = self.maps.get((q.query_id, vote))
-        if m is None:
-            return Vote(None, f"no attribute map for vote {vote}")
-        if not isinstance(m, Mapping):
-            return Vote(None, "parse failure: an attribute map must be an object")
-        try:
-            values = normalise(m, self.cid)
-        except EntityError as exc:
-            return Vote(None, f"parse failure: {exc}")
-        raw = repr(sorted(m.items()))
-        quotes = self.evidence.get((q.query_id, vote))
-        record = q.records[0] if q.records else None
-        if quotes is None and record is None:
-            return Vote(tuple(ProposedFact(f) for f in facts(values)), None, raw)
-        from cotaudit.certify.adapters.medcalc_evidence import attribute_evidence
-
-        try:
-            evs = attribute_evidence(
-                m,
-                quotes or {},
-                self.cid,
-                None if record is None else record.record_id,
-                None if record is None else record.body,
-            )
-        except EntityError as exc:
-            return Vote(None, f"parse failure: {exc}")
-        lits = facts(values)
-        return Vote(
-            tuple(ProposedFact(f, evs[a]) for a, f in zip(sorted(values), lits, strict=True)), None, raw
-        )
-
-
 def target(cid: int, case: str = "c1") -> str:
     return f"{CALCS[cid].pred}({case}, V)"
-
-
-def serve_maps(
-    state: Any, query_id: str, cid: int, maps: list[Mapping[str, Any]], policy: str = "agreement_only"
-) -> Any:
-    """Serve calculator ``cid`` on k attribute-map votes. The default policy has no source
-    checker: gold or recorded maps carry no quotes (see docs/certify.md); :func:`.medcalc_evidence.serve_note`
-    is the source-checked path."""
-    from cotaudit.certify.serve import POLICIES, replace_votes, serve
-    from cotaudit.certify.votes import QueryInput
-
-    grounder = MapGrounder({(query_id, i): m for i, m in enumerate(maps)}, cid)
-    pol = replace_votes(POLICIES[policy], len(maps))
-    return serve(state, QueryInput(query_id, "note", target(cid), "numeric"), grounder, policy=pol)

@@ -1,11 +1,12 @@
 """Source-checked calculator votes (certify.md C-103, C-105): evidence quotes into a clinical
 note, the ``medcalc-span/1`` checker, and the 25 hand-written notes.
 
-A vote may carry, per attribute, an evidence quote into the note (:func:`serve_note`,
-``MapGrounder(evidence=…)``). Each fact's evidence keeps the raw value and unit as written;
-:class:`NoteSpanChecker` (``medcalc-span/1``) runs ``match/1`` span mode on the *raw* value (so
-``weight(c1, 69.9)`` from "154 lb" is checked against the number 154), checks the unit spelling
-in the quote and that the raw value converts to the fact's value. :func:`calc_config` configures
+A vote may carry, per attribute, an evidence quote into the note
+(:func:`~.medcalc_serving.serve_note`, ``MapGrounder(evidence=…)``). Each fact's evidence keeps
+the raw value and unit as written; :class:`NoteSpanChecker` (``medcalc-span/1``) runs
+``match/1`` span mode on the *raw* value (so ``weight(c1, 69.9)`` from "154 lb" is checked
+against the number 154), checks the unit spelling in the quote and that the raw value converts
+to the fact's value. :func:`calc_config` configures
 ``all_of(schema/1, medcalc-span/1)`` for every attribute predicate. What it cannot detect:
 :data:`LIMITATION`. The notes are ``data/calculators/notes.jsonl`` (:func:`load_notes`).
 """
@@ -25,17 +26,15 @@ from cotaudit.certify.adapters.medcalc import (
     CALCS,
     Attr,
     EntityError,
-    MapGrounder,
-    _num_text,
     normalise_value,
-    target,
+    num_text,
 )
-from cotaudit.certify.canon import sha256_hex
-from cotaudit.certify.checkers import MatchChecker
-from cotaudit.certify.checkers import normalise as normalise_text
-from cotaudit.certify.interface import Interface
-from cotaudit.certify.sources import CheckResult, Evidence, RecordStore
-from cotaudit.certify.syntax import Const, Fact, Literal, Unit, num
+from cotaudit.certify.core.canon import sha256_hex
+from cotaudit.certify.interface.model import Interface
+from cotaudit.certify.lang.syntax import Const, Fact, Literal, Unit, num
+from cotaudit.certify.sources.checkers import MatchChecker
+from cotaudit.certify.sources.checkers import normalise as normalise_text
+from cotaudit.certify.sources.records import CheckResult, Evidence, RecordStore
 
 # ---------------------------------------------------------------- the note span checker (C-103)
 CHECKER_ID = "medcalc-span/1"
@@ -152,7 +151,7 @@ class NoteSpanChecker:
         if converted != value:
             return CheckResult(
                 "UNSUPPORTED",
-                f"{' '.join(raw)} {unit_text} normalises to {_num_text(converted)}, not {value_c.value}",
+                f"{' '.join(raw)} {unit_text} normalises to {num_text(converted)}, not {value_c.value}",
             )
         try:
             lit = Literal(attr, False, (case, *(num(x) for x in raw)))
@@ -183,7 +182,7 @@ class NoteSpanChecker:
         raw = evidence.extra.get("raw")
         unit_text = evidence.extra.get("unit")
         if raw is None and unit_text is None:
-            return [_num_text(value)], a.unit or ""
+            return [num_text(value)], a.unit or ""
         if not isinstance(unit_text, str):
             return "evidence extra 'unit' must be a string", ""
         items = raw if isinstance(raw, list) else [raw]
@@ -195,7 +194,7 @@ class NoteSpanChecker:
 def calc_config(base: Any = None) -> Any:
     """``base`` (default: the defaults) with ``all_of(schema/1, medcalc-span/1)`` for every
     attribute predicate that ``base`` does not configure itself (C-103)."""
-    from cotaudit.certify.config import CertifyConfig
+    from cotaudit.certify.state.config import CertifyConfig
 
     cfg = base or CertifyConfig()
     preds: dict[str, str | tuple[str, ...]] = {a: ("schema/1", CHECKER_ID) for a in sorted(ATTRS)}
@@ -205,7 +204,7 @@ def calc_config(base: Any = None) -> Any:
 
 def calc_checkers(config: Any) -> Any:
     """The built-in checkers plus ``medcalc-span/1`` (needed to reopen a calculator state)."""
-    from cotaudit.certify.checkers import CheckerRegistry
+    from cotaudit.certify.sources.checkers import CheckerRegistry
 
     registry = CheckerRegistry(config.checker_timeout_s)
     registry.register(NoteSpanChecker())
@@ -280,33 +279,9 @@ def attribute_evidence(
 
 def note_record(note: str, record_id: str | None = None) -> Any:
     """The note as a document record, by default addressed by its content."""
-    from cotaudit.certify.sources import SourceRecord
+    from cotaudit.certify.sources.records import SourceRecord
 
     return SourceRecord(record_id or "note-" + sha256_hex(note)[:16], "document", note)
-
-
-def serve_note(
-    state: Any,
-    query_id: str,
-    cid: int,
-    note: str,
-    votes: Sequence[Mapping[str, Any]],
-    policy: str = "native",
-    record_id: str | None = None,
-) -> Any:
-    """Serve calculator ``cid`` on a clinical note with k votes, each
-    ``{"entities": {…}, "evidence": {attr: {"quote", "start", "end"}}}`` (the shape of a
-    ``notes.jsonl`` line). Under ``native`` every agreed fact must pass
-    ``all_of(schema/1, medcalc-span/1)`` against the note (C-103)."""
-    from cotaudit.certify.serve import POLICIES, replace_votes, serve
-    from cotaudit.certify.votes import QueryInput
-
-    maps = {(query_id, i): v.get("entities") for i, v in enumerate(votes)}
-    quotes = {(query_id, i): v.get("evidence") or {} for i, v in enumerate(votes)}
-    grounder = MapGrounder(maps, cid, evidence=quotes)  # type: ignore[arg-type]
-    pol = replace_votes(POLICIES[policy], len(votes))
-    q = QueryInput(query_id, note, target(cid), "numeric", records=(note_record(note, record_id),))
-    return serve(state, q, grounder, policy=pol)
 
 
 NOTES_FILE = "notes.jsonl"

@@ -15,9 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from cotaudit.certify.interface import Interface, interface_from_dict
-from cotaudit.certify.sources import CheckResult, Evidence, RecordStore
-from cotaudit.certify.syntax import Fact, Rule, Unit
+from cotaudit.certify.interface.load import interface_from_dict
+from cotaudit.certify.interface.model import Interface
+from cotaudit.certify.lang.syntax import Fact, Rule, Unit
+from cotaudit.certify.sources.records import CheckResult, Evidence, RecordStore
 
 if TYPE_CHECKING:
     pass
@@ -256,7 +257,7 @@ class PWParseChecker:
             kind, body, head = parse_sentence(sentence)
         except PWParseError as exc:
             return CheckResult("UNSUPPORTED", str(exc))
-        from cotaudit.certify.gate import parse_proposal
+        from cotaudit.certify.gate.decision import parse_proposal
 
         if unit.label.startswith("copy:"):
             if kind != "fact":

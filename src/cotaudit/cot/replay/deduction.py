@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import cotaudit.limits as limits
-from cotaudit.cot.replay import Check, Replay
+from cotaudit.cot.replay.model import Check, Replay
 from cotaudit.cot.replay.ordering import (
     MAX_QUERIES,
     ORD_ALT,

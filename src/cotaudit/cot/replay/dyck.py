@@ -22,7 +22,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from cotaudit.cot.replay import Check, Replay
+from cotaudit.cot.replay.model import Check, Replay
 
 PAIRS = {")": "(", "]": "[", "}": "{", ">": "<"}
 OPENERS = frozenset(PAIRS.values())

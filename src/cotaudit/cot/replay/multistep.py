@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from cotaudit.cot.claims import Claim, Verdict, find_claims
-from cotaudit.cot.replay import Check, Replay
-from cotaudit.te.gsm8k_numbers import NotArithmetic, arithmetic, constant
+from cotaudit.cot.replay.model import Check, Replay
+from cotaudit.te.corpus.gsm8k_numbers import NotArithmetic, arithmetic, constant
 from cotaudit.te.numeric import fmt_fraction
 
 _PROBLEM = re.compile(r"[-+*/()0-9 ]{1,2000}=\s*")

@@ -25,7 +25,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cotaudit.cot.replay import Check, Replay
+from cotaudit.cot.replay.model import Check, Replay
 
 _PEOPLE = re.compile(r"^((?:[A-Z][a-z]+, )+(?:and )?[A-Z][a-z]+) (?:are|were) ")
 _START = re.compile(r"(?:each|the start[^:]*?)\s[^:.]*:\s*([^.]*)\.")
