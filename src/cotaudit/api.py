@@ -240,6 +240,8 @@ def load_inputs(path: StrPath, engine: str | None = None) -> list[InputItem]:
     """
     if engine is not None:
         engine_spec(engine)
+    if _is_record_source(path):
+        return load_records(path, engine)
     _check_readable(path)
     if is_jsonl(path):
         return parse_jsonl_items(read_input(path), path=_label(path), engine=engine)
@@ -247,6 +249,32 @@ def load_inputs(path: StrPath, engine: str | None = None) -> list[InputItem]:
     get_engine(name)  # fail before reading the bytes if the engine cannot run
     text = read_input(path)
     return [InputItem(engine=name, text=text, path=_label(path), item_id=_item_id_for(path))]
+
+
+def _is_record_source(path: StrPath) -> bool:
+    """A data file other than plain JSONL (``.jsonl.gz``, Parquet, a saved dataset, stdin), or
+    JSONL read through a field map: :mod:`cotaudit.dataio` reads those."""
+    from cotaudit import dataio  # deferred: not on the start-up path
+
+    return dataio.is_item_source(path) or (is_jsonl(path) and not dataio.current_fields().identity)
+
+
+def load_records(path: StrPath, engine: str | None = None) -> list[InputItem]:
+    """The items of a data file read by :mod:`cotaudit.dataio` (``-``: standard input), with the
+    field map in force; each record becomes an item exactly as a JSONL line does."""
+    from cotaudit import dataio
+
+    with dataio.open_records(path) as records:
+        items = []
+        for n, raw in records.lines():
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                error = f"line {n}: not UTF-8 text (offset {exc.start})"
+                items.append(InputItem(engine or "unknown", "", records.label, f"line-{n}", error))
+                continue
+            items.append(parse_jsonl_line(line, n, path=records.label, engine=engine))
+        return items
 
 
 def parse_jsonl_items(text: str, *, path: str | None, engine: str | None = None) -> list[InputItem]:
@@ -509,9 +537,12 @@ def _audit_files(paths: Iterable[StrPath]) -> tuple[list[tuple[Path, str]], list
     seen: set[str] = set()
     for given in paths:
         root = Path(given)
+        if str(given) == "-":  # items on standard input (cotaudit.dataio)
+            picked.append((root, ""))
+            continue
         if not root.exists():
             raise InputError(_label(given), "no such file or directory")
-        explicit = not root.is_dir()
+        explicit = not root.is_dir() or _is_record_source(root)
         candidates = [root] if explicit else list(_walk(root))
         for cand in candidates:
             if isinstance(cand, SkippedFile):
@@ -522,7 +553,7 @@ def _audit_files(paths: Iterable[StrPath]) -> tuple[list[tuple[Path, str]], list
                 continue
             seen.add(key)
             label = _label(cand)
-            if is_jsonl(cand):
+            if is_jsonl(cand) or (explicit and _is_record_source(cand)):
                 if explicit:
                     picked.append((cand, ""))
                 else:

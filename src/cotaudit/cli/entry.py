@@ -22,6 +22,7 @@ from typing import NoReturn
 from cotaudit import __version__
 from cotaudit.cli import batch, certify, check, serve, te, type6, vericot
 from cotaudit.cli import eval as eval_command
+from cotaudit.cli import export as export_command
 from cotaudit.cli.check import EXIT_FINDINGS, EXIT_OK, exit_code
 from cotaudit.errors import CotauditError, UsageError
 from cotaudit.report.text import one_line
@@ -57,7 +58,7 @@ ENGINE_GROUPS: tuple[tuple[str, Register], ...] = (
     ("certify", certify.add_commands),
 )
 # After the engine groups: ``cotaudit eval <engine>``.
-LAST_COMMANDS: tuple[Register, ...] = (eval_command.add_command,)
+LAST_COMMANDS: tuple[Register, ...] = (eval_command.add_command, export_command.add_command)
 
 
 def _cmd_group_help(group: str, tools: Sequence[str]) -> Handler:
