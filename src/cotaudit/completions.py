@@ -51,21 +51,33 @@ class Located(NamedTuple):
     how: str  # span, fence, json, after-think, whole, none
 
 
+def _field(obj: Any, key: str) -> Any:
+    """``obj[key]`` of a dict, ``obj.key`` of a message object (verifiers, inspect, OpenAI types)."""
+    return obj.get(key) if isinstance(obj, Mapping) else getattr(obj, key, None)
+
+
+def _is_message(obj: Any) -> bool:
+    return isinstance(obj, Mapping) or (hasattr(obj, "content") and hasattr(obj, "role"))
+
+
 def completion_text(completion: Any) -> str:
-    """The text of a completion: a string as is; for messages, the last assistant message's text."""
+    """The text of a completion: a string as is; for messages, the last assistant message's text.
+
+    Messages are dicts or message objects with ``role`` and ``content`` attributes (the types of
+    verifiers, inspect_ai and the OpenAI client)."""
     if isinstance(completion, str):
         return completion
     message: Any = completion
     if isinstance(completion, Sequence) and completion:
-        roles = [m for m in completion if isinstance(m, Mapping) and m.get("role") == "assistant"]
-        message = roles[-1] if roles else completion[-1]
-    if isinstance(message, Mapping):
-        content = message.get("content")
+        said = [m for m in completion if _is_message(m) and _field(m, "role") == "assistant"]
+        message = said[-1] if said else completion[-1]
+    if _is_message(message):
+        content = _field(message, "content")
         if isinstance(content, str):
             return content
         if isinstance(content, Sequence):  # parts: [{"type": "text", "text": ...}, ...]
-            parts = [p.get("text", "") for p in content if isinstance(p, Mapping) and p.get("type") == "text"]
-            return "".join(str(p) for p in parts)
+            parts = [_field(p, "text") for p in content if _field(p, "type") == "text"]
+            return "".join(str(p) for p in parts if p is not None)
         return ""
     return "" if completion is None else str(completion)
 
