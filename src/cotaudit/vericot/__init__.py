@@ -9,8 +9,9 @@ established: ``entailed``, ``contradicted``, ``ungrounded`` (it needs premises n
     >>> report.verdict
     'abstain'
 
-``check(text)`` is the engine entry point used by ``cotaudit check``; ``Verifier(config)``
-gives the :class:`TraceResult` directly.
+``check(text)`` is the engine entry point used by ``cotaudit check``; ``Verifier(config).run(trace)``
+gives the :class:`TraceResult` directly, for a :class:`TraceInput`, a dict or JSON text
+(:class:`NotATrace` otherwise).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 
 from cotaudit.report import Report
 from cotaudit.vericot.config import ConfigError, VerifierConfig, load_config
-from cotaudit.vericot.pipeline import TraceResult, Verifier
+from cotaudit.vericot.pipeline import NotATrace, TraceResult, Verifier
 from cotaudit.vericot.r1 import ENGINE_VERSION, check
 from cotaudit.vericot.schema import TraceInput, split_steps
 
@@ -37,6 +38,7 @@ def verify(
 __all__ = [
     "ENGINE_VERSION",
     "ConfigError",
+    "NotATrace",
     "TraceInput",
     "TraceResult",
     "Verifier",

@@ -24,7 +24,15 @@ from cotaudit.vericot.judge import (
 from cotaudit.vericot.premises import Candidate, PremiseStage, StepOutcome
 
 __all__ = ["StepFormalizer", "StepOutcome", "TraceLoadError", "TraceResult", "TraceRun", "Verifier"]
-from cotaudit.vericot.schema import PremiseIn, StepFormalization, StepIn, TraceInput
+from cotaudit.vericot.schema import (
+    PremiseIn,
+    StepFormalization,
+    StepIn,
+    TraceError,
+    TraceInput,
+    load_trace,
+    validate_trace,
+)
 from cotaudit.vericot.smt import Z3_VERSION
 from cotaudit.vericot.smtlib import SmtError, Vocabulary, parse_field
 from cotaudit.vericot.solver import CheckRecord, Entry, KBSession
@@ -56,6 +64,25 @@ class TraceResult:
 
 class TraceLoadError(ValueError):
     """The formalization's shared vocabulary or premises cannot be loaded."""
+
+
+class NotATrace(TypeError):
+    """What was given to :class:`Verifier` is not a vericot trace (the message says why)."""
+
+
+def as_trace(trace: object) -> TraceInput:
+    """A :class:`TraceInput` from itself, a dict in the trace's JSON shape, or its JSON text."""
+    if isinstance(trace, TraceInput):
+        return trace
+    if isinstance(trace, str):
+        loaded = load_trace(trace)
+    elif isinstance(trace, dict):
+        loaded = validate_trace(trace)
+    else:
+        raise NotATrace(f"a vericot trace is a TraceInput, a dict or JSON text, not {type(trace).__name__}")
+    if isinstance(loaded, TraceError):
+        raise NotATrace(f"not a vericot trace: {loaded.message}")
+    return loaded
 
 
 def _judge_for(cfg: VerifierConfig) -> Judge:
@@ -503,8 +530,9 @@ class Verifier:
 
             self.formalizer = step_formalizer(self.config.formalizer)
 
-    def start(self, trace: TraceInput) -> TraceRun:
+    def start(self, trace: TraceInput | dict[str, Any] | str) -> TraceRun:
         """A loaded :class:`TraceRun` whose steps the caller drives (injection, reflection)."""
+        trace = as_trace(trace)
         cfg = self.config
         if trace.formalization is not None and trace.formalization.semantics != cfg.semantics:
             cfg = cfg.with_options(semantics=trace.formalization.semantics)
@@ -512,8 +540,11 @@ class Verifier:
         run.load()
         return run
 
-    def run(self, trace: TraceInput) -> TraceResult:
-        """Verify ``trace``; :class:`TraceLoadError` if its shared formalization cannot load."""
+    def run(self, trace: TraceInput | dict[str, Any] | str) -> TraceResult:
+        """Verify ``trace`` (a :class:`TraceInput`, a dict in its JSON shape, or its JSON text);
+        :class:`NotATrace` if it is not one, :class:`TraceLoadError` if its shared formalization
+        cannot load."""
+        trace = as_trace(trace)
         cfg = self.config
         if trace.formalization is not None and trace.formalization.semantics != cfg.semantics:
             cfg = cfg.with_options(semantics=trace.formalization.semantics)
