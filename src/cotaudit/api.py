@@ -35,7 +35,7 @@ from cotaudit.errors import (
 )
 from cotaudit.limits import BudgetExceeded, Limits
 from cotaudit.limits import budget as _budget
-from cotaudit.report import Finding, InputRef, Location, Report, sha256_text
+from cotaudit.report import Finding, Location, Report, make_report, sha256_text
 from cotaudit.version import __version__
 
 EngineCheck = Callable[..., Report]
@@ -359,11 +359,13 @@ def invalid_report(
     extra: Mapping[str, Any] | None = None,
 ) -> Report:
     """An ``invalid`` report made by the front end (engine_version ``cotaudit/<version>``)."""
-    return Report(
-        engine=engine,
-        engine_version=f"cotaudit/{__version__}",
-        input=InputRef(path=path, id=item_id, sha256=sha256),
-        verdict="invalid",
+    return make_report(
+        engine,
+        f"cotaudit/{__version__}",
+        "invalid",
+        sha256=sha256,
+        path=path,
+        item_id=item_id,
         details={"error": error, **(extra or {})},
     )
 
@@ -442,11 +444,13 @@ def budget_report(
     unit = "s" if kind == "time" else "MiB"
     message = f"{kind} budget of {limit:g} {unit} exceeded; the input was not checked to the end"
     evidence: dict[str, Any] = {"limit": f"{limit:g} {unit}", "kind": kind}
-    return Report(
-        engine=engine,
-        engine_version=f"cotaudit/{__version__}",
-        input=InputRef(path=path, id=item_id, sha256=sha256_text(text)),
-        verdict="abstain",
+    return make_report(
+        engine,
+        f"cotaudit/{__version__}",
+        "abstain",
+        text=text,
+        path=path,
+        item_id=item_id,
         findings=(Finding(code, "warning", Location(line=None), message, evidence),),
         details={"reason": f"{kind}_budget"},
     )

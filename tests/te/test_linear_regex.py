@@ -17,12 +17,7 @@ from collections.abc import Callable
 import pytest
 
 from cotaudit.te import checkline, config, fastparse, grammar, units
-
-from cotaudit.te.corpus import gsm8k
-
-from cotaudit.te.corpus import gsm8k_numbers
-
-from cotaudit.te.corpus import perturb
+from cotaudit.te.corpus import gsm8k, gsm8k_numbers, perturb
 from cotaudit.te.structure import hedging, parse_bodies, structural
 
 MIB = 1 << 20

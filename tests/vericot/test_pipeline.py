@@ -319,3 +319,11 @@ def test_config_from_toml(tmp_path: Any) -> None:
     p.write_text("[vericot]\nbogus = 1\n", encoding="utf-8")
     with pytest.raises(ConfigError, match="bogus"):
         load_config(p)
+
+
+def test_verify_is_the_older_name_of_check_trace() -> None:
+    """vericot.check_trace / check give the R-1 report like every engine's check; verify stays
+    as an alias of check_trace for code written before the names were aligned."""
+    assert vericot.verify is vericot.check_trace
+    t = {"id": "t", "context": {"question": "q"}, "steps": []}
+    assert vericot.check_trace(t).verdict == vericot.verify(t).verdict == "abstain"

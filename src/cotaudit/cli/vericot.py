@@ -418,7 +418,7 @@ def _cmd_reflect(args: argparse.Namespace) -> int:
 
     from cotaudit.cli.llm import llm_client
     from cotaudit.frontends.vericot_llm import LLMReflector, VericotLLM
-    from cotaudit.vericot import verify
+    from cotaudit.vericot import check_trace
     from cotaudit.vericot.metrics import compute
     from cotaudit.vericot.reflect import reflect
     from cotaudit.vericot.schema import TraceError, load_trace, validate_trace
@@ -433,12 +433,12 @@ def _cmd_reflect(args: argparse.Namespace) -> int:
         trace = load_trace(text) if isinstance(text, str) else validate_trace(row)
         if isinstance(trace, TraceError):
             raise InputError(args.input, f"line {n}: {trace.message}")
-        report0 = verify(trace, config=cfg)
+        report0 = check_trace(trace, config=cfg)
         final_trace, final, rounds = reflect(
             trace,
             report0,
             LLMReflector(stages),
-            lambda t: verify(t, config=cfg),
+            lambda t: check_trace(t, config=cfg),
             max_rounds=args.rounds,
             feedback=args.feedback,
         )

@@ -29,7 +29,7 @@ from cotaudit.cot.inputs import MAX_STEP_CHARS, BadInput, Chain, read_chain
 from cotaudit.cot.replay.model import Check, Replay
 from cotaudit.cot.replay.registry import find_replayer
 from cotaudit.cot.segment import LineIndex
-from cotaudit.report import Finding, InputRef, Location, Report
+from cotaudit.report import Finding, Location, Report, make_report
 from cotaudit.te.numeric import approx_fraction, fmt_fraction
 
 ENGINE_VERSION = "cot/1"
@@ -313,19 +313,27 @@ def check(
     overrides the record's gold answer. A ``.cot.json`` path is always read as a record.
     """
     record = True if path is not None and path.endswith(".cot.json") else None
-    ref = InputRef.for_text(text, path, item_id)
     try:
         result = audit(text, task=task, gold=gold, record=record)
     except BadInput as exc:
         finding = Finding("COT_E004", "error", Location(), str(exc), {"reason": str(exc)})
-        return Report(
-            ENGINE_VERSION.split("/")[0], ENGINE_VERSION, ref, "invalid", (finding,), {"error": str(exc)}
+        return make_report(
+            "cot",
+            ENGINE_VERSION,
+            "invalid",
+            text=text,
+            path=path,
+            item_id=item_id,
+            findings=(finding,),
+            details={"error": str(exc)},
         )
-    return Report(
-        engine="cot",
-        engine_version=ENGINE_VERSION,
-        input=ref,
-        verdict=result["verdict"],
-        findings=Report.sorted_findings(result["findings"]),
+    return make_report(
+        "cot",
+        ENGINE_VERSION,
+        result["verdict"],
+        text=text,
+        path=path,
+        item_id=item_id,
+        findings=result["findings"],
         details=result["details"],
     )

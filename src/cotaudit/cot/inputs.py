@@ -25,13 +25,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cotaudit.cot.segment import Step, record_steps, split_steps
+from cotaudit.errors import CotauditError
 
 MAX_INPUT_CHARS = 4_000_000
 MAX_STEPS = 5_000
 MAX_STEP_CHARS = 20_000
 
 
-class BadInput(Exception):
+class BadInput(CotauditError):
     """The input is not a chain of thought (COT_E004); the message says why."""
 
 

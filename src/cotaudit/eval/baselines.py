@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from itertools import combinations, pairwise
 from typing import TYPE_CHECKING, Any, Literal
 
-from cotaudit.eval import stats
+from cotaudit import stats
 from cotaudit.eval.model import EvalItem, Method, Outcome, Results
 
 if TYPE_CHECKING:

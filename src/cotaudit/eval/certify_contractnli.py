@@ -39,9 +39,9 @@ from cotaudit.eval.certify.metrics import (
     break_even_ratio,
     count,
     cwa_table,
-    holm,
-    mcnemar_exact,
 )
+from cotaudit.stats import holm_adjusted as holm
+from cotaudit.stats import mcnemar_exact
 
 GOLD_ROW = "gold spans (k=2)"
 MODEL_ROWS: tuple[tuple[str, str, tuple[str, ...]], ...] = (

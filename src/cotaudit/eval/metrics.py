@@ -1,7 +1,7 @@
 """Verifier metrics (TE-56): detection, false positives, localisation, determinism, ablation.
 
 All rates are computed on run 0; reruns only feed the determinism figures. Intervals come
-from :mod:`cotaudit.eval.stats`.
+from :mod:`cotaudit.stats`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
-from cotaudit.eval import stats
+from cotaudit import stats
 from cotaudit.eval.model import EvalItem, Outcome, Results
 
 LOCALISATION_WINDOW = 3

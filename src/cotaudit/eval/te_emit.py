@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cotaudit.eval import stats
+from cotaudit import stats
 from cotaudit.frontends.answers import gsm8k_gold, same_answer
 from cotaudit.frontends.te_emit import Emission, emit
 from cotaudit.llm.client import LLMClient

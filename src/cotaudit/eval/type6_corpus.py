@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from cotaudit import api
+from cotaudit.errors import CotauditError
 from cotaudit.limits import Limits
 from cotaudit.report import Report
 from cotaudit.type6.config import Config
@@ -35,7 +36,7 @@ HARD = "hard"
 RESIDUALS = ("T6_R01", "T6_R02")
 
 
-class CorpusError(ValueError):
+class CorpusError(CotauditError, ValueError):
     """The corpus cannot be read at all (the message names the path)."""
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from cotaudit.te.corpus.gsm8k_numbers import NotArithmetic, arithmetic, constant
 from cotaudit.te.grammar import (
     AnsBody,
     Decl,
@@ -21,7 +22,6 @@ from cotaudit.te.grammar import (
     split_eq,
     split_lines,
 )
-from cotaudit.te.corpus.gsm8k_numbers import NotArithmetic, arithmetic, constant
 
 _NUMBER_NOISE = re.compile(r"[,$€£\s]|\\[,!; ]|\\\$")
 _FRAC = re.compile(r"^(-?)\\[dt]?frac\{(-?\d+)\}\{(-?\d+)\}$")

@@ -21,8 +21,8 @@ from cotaudit.llm.client import LLMClient
 from cotaudit.llm.prompts import load_prompt
 from cotaudit.llm.structured import Structured
 from cotaudit.llm.types import Request
-from cotaudit.te.grammar import split_lines
 from cotaudit.te.corpus.np import render_np
+from cotaudit.te.grammar import split_lines
 
 Kind = Literal["M3", "M4"]
 PROMPTS: dict[str, str] = {"M3": "np_verify", "M4": "te_judge"}

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from cotaudit import api
+from cotaudit.errors import CotauditError
 from cotaudit.eval.baselines import MethodScores, agreement, trivial
 from cotaudit.eval.type6_corpus import TraceFacts, aggregate, facts_from_report
 from cotaudit.eval.type6_tables import render as render_corpus
@@ -34,7 +35,7 @@ class RawTrace:
     question: str | None = None
 
 
-class TraceInputError(ValueError):
+class TraceInputError(CotauditError, ValueError):
     """The raw traces could not be read (the message names the file and the line)."""
 
 

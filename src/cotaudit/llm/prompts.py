@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
+from cotaudit.errors import CotauditError
 from cotaudit.llm.types import Message, Role
 
 _FILE = re.compile(r"^(?P<name>[a-z0-9_]+)\.v(?P<version>[0-9]+)\.txt$")
@@ -21,7 +22,7 @@ _MARK = re.compile(r"^@@ (system|user|assistant)\s*$")
 _FIELD = re.compile(r"\{\{([a-z_][a-z0-9_]*)\}\}")
 
 
-class PromptError(LookupError):
+class PromptError(CotauditError, LookupError):
     """An unknown prompt, a malformed prompt file, or a missing or unused field."""
 
 

@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
+from cotaudit.errors import CotauditError
+
 if TYPE_CHECKING:
     from pydantic import ValidationError
 
@@ -37,7 +39,7 @@ class Structured(Generic[T]):
         return self.status == "ok"
 
 
-class AnswerError(ValueError):
+class AnswerError(CotauditError, ValueError):
     """The answer text holds no valid object; the message is what a re-ask tells the model."""
 
 

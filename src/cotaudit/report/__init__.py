@@ -11,6 +11,7 @@ from cotaudit.report.model import (
     Severity,
     Verdict,
     json_schema,
+    make_report,
     sha256_text,
 )
 from cotaudit.report.runlog import (
@@ -44,6 +45,7 @@ __all__ = [
     "header_line",
     "input_label",
     "json_schema",
+    "make_report",
     "read_run_log",
     "render_json",
     "render_run_log",

@@ -12,6 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
+from cotaudit.errors import CotauditError
+
 SCHEMA_VERSION = 1
 
 Verdict = Literal["pass", "fail", "abstain", "invalid"]
@@ -22,7 +24,7 @@ SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
 JSONValue = Any  # JSON scalars, lists and dicts; kept loose on purpose (evidence is engine-defined)
 
 
-class ReportFormatError(ValueError):
+class ReportFormatError(CotauditError, ValueError):
     """A dict does not have the shape of an R-1 report."""
 
 
@@ -170,6 +172,37 @@ class Report:
             )
         except (KeyError, TypeError, AttributeError) as exc:
             raise ReportFormatError(f"not an R-1 report: {exc!r}") from exc
+
+
+def make_report(
+    engine: str,
+    engine_version: str,
+    verdict: Verdict,
+    *,
+    text: str | None = None,
+    sha256: str = "",
+    path: str | None = None,
+    item_id: str | None = None,
+    findings: Iterable[Finding] = (),
+    details: Mapping[str, JSONValue] | None = None,
+    score: float | None = None,
+    timing_ms: float | None = None,
+) -> Report:
+    """The one way every engine and the front end build an R-1 report.
+
+    ``input`` is the SHA-256 of ``text`` when it is given (else ``sha256`` as known), with
+    ``path`` and ``item_id``; ``findings`` are put in R-1 order (location, then code)."""
+    ref = InputRef.for_text(text, path, item_id) if text is not None else InputRef(path, item_id, sha256)
+    return Report(
+        engine=engine,
+        engine_version=engine_version,
+        input=ref,
+        verdict=verdict,
+        findings=Report.sorted_findings(findings),
+        details=dict(details or {}),
+        score=score,
+        timing_ms=timing_ms,
+    )
 
 
 def json_schema() -> dict[str, JSONValue]:

@@ -23,7 +23,7 @@ from cotaudit import __version__, api, codes
 from cotaudit.batch.jobs import Payload, execute
 from cotaudit.batch.pool import LocalPool
 from cotaudit.completions import find_trace
-from cotaudit.errors import EngineUnavailable, UnknownEngine
+from cotaudit.errors import CotauditError, EngineUnavailable, UnknownEngine
 from cotaudit.report.encoded import EncodedReport
 from cotaudit.rewards import Shaping, reward_for
 from cotaudit.service.config import EngineRoute, ServiceConfig, resolve
@@ -32,7 +32,7 @@ from cotaudit.service.encode import TooLarge, encode, fit_report, fit_reports
 RENDER_THREADS = 2  # encoding is CPU work: more threads than cores only queue on the GIL
 
 
-class ServiceError(Exception):
+class ServiceError(CotauditError):
     """An error answered to the client: HTTP ``status``, stable ``code``, one-line ``message``."""
 
     def __init__(

@@ -14,6 +14,8 @@ from decimal import Context, Decimal
 from fractions import Fraction
 from typing import Any
 
+from cotaudit.errors import CotauditError
+
 Value = Any  # Fraction | sympy.Expr
 
 
@@ -32,7 +34,7 @@ class Limits:
     max_call_nodes: int = 10_000
 
 
-class EvalError(Exception):
+class EvalError(CotauditError):
     """An evaluation error (TE-26): reported by the rule that owns the line, with ``reason``."""
 
     def __init__(self, reason: str) -> None:
@@ -40,7 +42,7 @@ class EvalError(Exception):
         self.reason = reason
 
 
-class LimitError(Exception):
+class LimitError(CotauditError):
     """A TE-24 limit was exceeded (TE_E014)."""
 
     def __init__(self, limit: str, value: str, reason: str) -> None:

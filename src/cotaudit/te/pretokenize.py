@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
+from cotaudit.errors import CotauditError
+
 Mode = Literal["expr", "claim", "ans"]
 
 MAX_BRACKET_DEPTH = 50
@@ -26,7 +28,7 @@ MAX_LITERAL_EXPONENT = 1000
 MAX_LITERAL_DIGITS = 1000
 
 
-class ExprError(Exception):
+class ExprError(CotauditError):
     """A rejected expression: TE_E013 (shape) or TE_E014 (size), at a 0-based offset."""
 
     def __init__(

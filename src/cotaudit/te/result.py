@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from cotaudit.report import Finding, InputRef, Location, Report
+from cotaudit.report import Finding, Location, Report, make_report
 from cotaudit.te.config import Diagnostic
 
 ENGINE_VERSION = "te/1"
@@ -66,12 +66,14 @@ class LintResult:
             findings.append(
                 Finding(d.code, d.severity, Location(line=d.line, step=d.id), d.message, evidence)  # type: ignore[arg-type]
             )
-        return Report(
-            engine="te",
-            engine_version=ENGINE_VERSION,
-            input=InputRef.for_text(text, path, item_id),
-            verdict="pass" if self.verdict == "CLEAN" else "fail",
-            findings=tuple(findings),
+        return make_report(
+            "te",
+            ENGINE_VERSION,
+            "pass" if self.verdict == "CLEAN" else "fail",
+            text=text,
+            path=path,
+            item_id=item_id,
+            findings=findings,
             details={
                 "verdict": self.verdict,
                 "grammar": GRAMMAR,

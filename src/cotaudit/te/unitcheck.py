@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final
 
+from cotaudit.errors import CotauditError
 from cotaudit.te import ir
 from cotaudit.te.ir import Node
 from cotaudit.te.units import DIMENSIONLESS, UnitVec, format_unit
@@ -29,7 +30,7 @@ LIT: Final = _Lit()
 UnitT = UnitVec | _Lit | None
 
 
-class DimensionError(Exception):
+class DimensionError(CotauditError):
     """TE_E009: incompatible units inside one expression."""
 
     def __init__(self, subexpression: str, operator: str, left: str, right: str, reason: str) -> None:

@@ -23,6 +23,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
+from cotaudit.errors import CotauditError
+
 if TYPE_CHECKING:
     from pint import UnitRegistry
 
@@ -325,7 +327,7 @@ _TOKEN_RE: Final = re.compile(
 )
 
 
-class UnitSyntaxError(ValueError):
+class UnitSyntaxError(CotauditError, ValueError):
     """Malformed unit text; ``offset`` is 0-based into the text given to :func:`parse_unit`."""
 
     def __init__(self, offset: int, reason: str) -> None:

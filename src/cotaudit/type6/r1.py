@@ -15,7 +15,7 @@ from typing import Any
 
 from cotaudit.errors import UsageError
 from cotaudit.limits import BudgetExceeded
-from cotaudit.report import Finding, InputRef, Location, Report, Severity
+from cotaudit.report import Finding, Location, Report, Severity, make_report
 from cotaudit.type6.config import Config
 from cotaudit.type6.jsonform import parse_any
 from cotaudit.type6.pipeline import verify
@@ -43,12 +43,14 @@ def to_report(
     else:
         verdict = "fail" if result.hard_fail else "pass"
         word = "hard_fail" if result.hard_fail else "ok"
-    return Report(
-        engine="type6",
-        engine_version=ENGINE_VERSION,
-        input=InputRef.for_text(text, path, item_id),
-        verdict=verdict,
-        findings=Report.sorted_findings(_findings(result)),
+    return make_report(
+        "type6",
+        ENGINE_VERSION,
+        verdict,
+        text=text,
+        path=path,
+        item_id=item_id,
+        findings=_findings(result),
         details={"verdict": word, **result.document},
         score=result.score,
         timing_ms=timing_ms,
@@ -92,11 +94,13 @@ def check(
 
 def _internal(text: str, path: str | None, item_id: str | None, exc: BaseException) -> Report:
     severity: Severity = "error"
-    return Report(
-        engine="type6",
-        engine_version=ENGINE_VERSION,
-        input=InputRef.for_text(text, path, item_id),
-        verdict="invalid",
+    return make_report(
+        "type6",
+        ENGINE_VERSION,
+        "invalid",
+        text=text,
+        path=path,
+        item_id=item_id,
         findings=(Finding("T6_X001", severity, Location(), f"internal error ({type(exc).__name__})", {}),),
         details={"verdict": "invalid", "error": type(exc).__name__},
     )

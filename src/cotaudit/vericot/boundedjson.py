@@ -16,6 +16,8 @@ import re
 from itertools import accumulate
 from typing import Any
 
+from cotaudit.errors import CotauditError
+
 # A string literal, up to its closing quote or the end of the text. It always matches where a
 # quote starts, its quantifiers are possessive, and matches never overlap, so one pass over the
 # text is linear whatever it holds (an unterminated string simply runs to the end).
@@ -30,7 +32,7 @@ MAX_NUMBER_CHARS = 100
 """Default bound on the characters of one JSON number."""
 
 
-class JSONRejected(ValueError):
+class JSONRejected(CotauditError, ValueError):
     """The text is not JSON, or breaches a bound; ``message`` says which."""
 
     def __init__(self, message: str) -> None:

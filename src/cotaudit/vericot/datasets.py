@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cotaudit.errors import CotauditError
 from cotaudit.vericot.config import VerifierConfig
 from cotaudit.vericot.formalizers import formalize_item
 from cotaudit.vericot.pipeline import TraceResult, Verifier
@@ -18,7 +19,7 @@ from cotaudit.vericot.pipeline import TraceResult, Verifier
 LABEL_OF_STATUS = {"entailed": "A", "contradicted": "B", "ungrounded": "C"}
 
 
-class DataMissing(FileNotFoundError):
+class DataMissing(CotauditError, FileNotFoundError):
     """A corpus folder is absent; the message names the path."""
 
 
@@ -37,7 +38,7 @@ def logic_dir(name: str) -> Path:
     return path
 
 
-class DataInvalid(ValueError):
+class DataInvalid(CotauditError, ValueError):
     """A corpus file is not a list of items of the expected shape; the message says where."""
 
 

@@ -3,10 +3,11 @@ paper's anchor table (V-48; for comparing live runs only)."""
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+from cotaudit.stats import wilson_interval
 
 ANCHORS: dict[str, dict[str, dict[str, float]]] = {
     "ProofWriter": {
@@ -26,14 +27,10 @@ PAPER_PRECISION = {"ProofWriter": 94.1}
 
 
 def wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """Wilson score interval for k successes in n trials, as percentages."""
-    if n == 0:
-        return (0.0, 0.0)
-    p = k / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (round(100 * max(0.0, centre - half), 1), round(100 * min(1.0, centre + half), 1))
+    """Wilson score interval for k successes in n trials, as percentages (one decimal); the
+    closed form of :func:`cotaudit.stats.wilson_interval`."""
+    low, high = wilson_interval(k, n, z)
+    return (round(100 * low, 1), round(100 * high, 1))
 
 
 def _metric(k: int, n: int, known: bool = True) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from cotaudit.errors import CotauditError
 from cotaudit.limits import checkpoint, remaining
 from cotaudit.vericot.compile import Compiled, CompileError, compile_formula, compile_many
 from cotaudit.vericot.config import VerifierConfig
@@ -62,11 +63,11 @@ class TraceResult:
     z3_version: str = Z3_VERSION
 
 
-class TraceLoadError(ValueError):
+class TraceLoadError(CotauditError, ValueError):
     """The formalization's shared vocabulary or premises cannot be loaded."""
 
 
-class NotATrace(TypeError):
+class NotATrace(CotauditError, TypeError):
     """What was given to :class:`Verifier` is not a vericot trace (the message says why)."""
 
 
@@ -518,7 +519,7 @@ def _verdict(steps: list[StepOutcome], kb: dict[str, Any]) -> str:
 
 
 class Verifier:
-    """``Verifier(config).verify(trace)``: the whole procedure for one trace."""
+    """``Verifier(config).run(trace)``: the whole procedure for one trace."""
 
     def __init__(
         self, config: VerifierConfig | None = None, formalizer: StepFormalizer | None = None

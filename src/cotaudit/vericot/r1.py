@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from cotaudit.errors import UsageError
-from cotaudit.report import Finding, InputRef, Location, Report
+from cotaudit.report import Finding, Location, Report, make_report
 from cotaudit.vericot.config import ConfigError, VerifierConfig
 from cotaudit.vericot.pipeline import StepOutcome, TraceLoadError, TraceResult, Verifier
 from cotaudit.vericot.schema import TraceError, TraceInput, answers_equal, load_trace
@@ -165,12 +165,14 @@ def details(result: TraceResult) -> dict[str, Any]:
 def to_report(
     result: TraceResult, text: str, *, path: str | None, item_id: str | None, timing_ms: float | None
 ) -> Report:
-    return Report(
-        engine="vericot",
-        engine_version=ENGINE_VERSION,
-        input=InputRef.for_text(text, path, item_id),
-        verdict=R1_VERDICT[result.verdict],  # type: ignore[arg-type]
-        findings=tuple(Report.sorted_findings(findings(result))),
+    return make_report(
+        "vericot",
+        ENGINE_VERSION,
+        R1_VERDICT[result.verdict],  # type: ignore[arg-type]
+        text=text,
+        path=path,
+        item_id=item_id,
+        findings=findings(result),
         details=details(result),
         timing_ms=timing_ms if result.config.include_timings else None,
     )
@@ -179,11 +181,13 @@ def to_report(
 def invalid(
     text: str, path: str | None, item_id: str | None, error: str, location: str | None = None
 ) -> Report:
-    return Report(
-        engine="vericot",
-        engine_version=ENGINE_VERSION,
-        input=InputRef.for_text(text, path, item_id),
-        verdict="invalid",
+    return make_report(
+        "vericot",
+        ENGINE_VERSION,
+        "invalid",
+        text=text,
+        path=path,
+        item_id=item_id,
         findings=(Finding("VC_E005", "error", Location(), error, {"field": location}),),
         details={"verdict": "invalid", "error": error},
     )

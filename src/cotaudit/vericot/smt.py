@@ -17,11 +17,13 @@ from typing import Any
 import z3  # type: ignore[import-untyped]
 from z3 import z3core
 
+from cotaudit.errors import CotauditError
+
 Z3_VERSION = z3.get_version_string()
 WATCHDOG_GRACE_MS = 1000
 
 
-class Z3ParseError(ValueError):
+class Z3ParseError(CotauditError, ValueError):
     """Z3 rejected a script; the message is Z3's own, without the ``(error "...")`` wrapping."""
 
 

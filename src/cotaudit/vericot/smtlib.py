@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from cotaudit.errors import CotauditError
+
 MAX_DEPTH = 200
 """Deepest nesting accepted; Z3's recursive parser must never see a pathological term."""
 
@@ -51,7 +53,7 @@ DECL_COMMANDS = frozenset({"declare-sort", "declare-const", "declare-fun"})
 SExpr = str | list["SExpr"]
 
 
-class SmtError(ValueError):
+class SmtError(CotauditError, ValueError):
     """A field is outside the fragment; ``reason`` is a V-22 reason word."""
 
     def __init__(self, reason: str, message: str) -> None:

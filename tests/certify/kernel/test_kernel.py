@@ -11,11 +11,12 @@ from hypothesis import strategies as st
 from cotaudit.certify.engine.evaluation import evaluate
 from cotaudit.certify.engine.facts import Source
 from cotaudit.certify.kernel.oracle import Answer, Gamma, compute_ranks, derivable
-from cotaudit.certify.kernel.redundancy import fractions, rederivation_table, sensitivity, verdict, wilson
+from cotaudit.certify.kernel.redundancy import fractions, rederivation_table, sensitivity, verdict
 from cotaudit.certify.kernel.scan import essential, kernel_scan, order_key, order_sensitivity
 from cotaudit.certify.lang.parse import parse_program
 from cotaudit.certify.lang.syntax import Fact, Rule
 from cotaudit.eval.certify.workloads import lib15k
+from cotaudit.stats import wilson_interval as wilson
 
 
 def sources(text: str) -> list[Source]:

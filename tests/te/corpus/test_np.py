@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cotaudit.te.grammar import Kind, classify, split_lines
 from cotaudit.te.corpus.np import NPRendering, render_np
+from cotaudit.te.grammar import Kind, classify, split_lines
 
 REPO = Path(__file__).resolve().parents[3]
 EXAMPLES = REPO / "examples" / "te"

@@ -40,6 +40,7 @@ from cotaudit.certify.interface.model import Interface
 from cotaudit.certify.lang.syntax import Fact, Unit
 from cotaudit.certify.sources.checkers import recheck_verdict
 from cotaudit.certify.sources.records import CheckResult, Evidence, RecordStore, SourceRecord
+from cotaudit.errors import CotauditError
 
 if TYPE_CHECKING:
     from cotaudit.certify.serve.votes import ProposedFact, QueryInput, Vote
@@ -73,7 +74,7 @@ LABEL_OF = {v: k for k, v in ANSWER_OF.items()}
 _DOC_ID = re.compile(r"^[0-9]{1,9}$")
 
 
-class ContractNLIError(ValueError):
+class ContractNLIError(CotauditError, ValueError):
     """The data file is not the ContractNLI release format."""
 
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from cotaudit.certify.interface.load import interface_from_dict
 from cotaudit.certify.interface.model import Interface
+from cotaudit.errors import CotauditError
 
 
 @dataclass(frozen=True)
@@ -152,7 +153,7 @@ CALCS = {
 }
 
 
-class EntityError(ValueError):
+class EntityError(CotauditError, ValueError):
     """An attribute map that cannot be normalised (unknown unit, out of range, bad type)."""
 
 

@@ -19,6 +19,7 @@ from cotaudit.certify.interface.load import interface_from_dict
 from cotaudit.certify.interface.model import Interface
 from cotaudit.certify.lang.syntax import Fact, Rule, Unit
 from cotaudit.certify.sources.records import CheckResult, Evidence, RecordStore
+from cotaudit.errors import CotauditError
 
 if TYPE_CHECKING:
     pass
@@ -68,7 +69,7 @@ _GENERIC = re.compile(rf"^(?:All )?({_ADJ}(?:, {_ADJ})*) (?:things|people) are (
 # Conditionals are split with str.rpartition and sentences with str.find, both linear.
 
 
-class PWParseError(ValueError):
+class PWParseError(CotauditError, ValueError):
     """A sentence outside the C-95 grammar."""
 
 

@@ -12,8 +12,10 @@ from collections.abc import Iterable, Iterator
 from decimal import Decimal
 from typing import Any
 
+from cotaudit.errors import CotauditError
 
-class NotCanonical(ValueError):
+
+class NotCanonical(CotauditError, ValueError):
     """A value that has no canonical JSON form (floats, non-string keys, NaN …)."""
 
 
@@ -94,7 +96,7 @@ def sha256_json(value: Any) -> str:
     return sha256_hex(canonical_json(value))
 
 
-class JsonLineError(ValueError):
+class JsonLineError(CotauditError, ValueError):
     """A line of a JSON-lines text that is not JSON (``line`` counts from 1)."""
 
     def __init__(self, line: int, msg: str) -> None:

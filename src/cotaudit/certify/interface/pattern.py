@@ -17,13 +17,13 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from cotaudit.errors import MissingDependency
+from cotaudit.errors import CotauditError, MissingDependency
 
 MAX_PATTERN_CHARS = 4096
 MAX_PROGRAM_BYTES = 1 << 20  # RE2's budget for one compiled pattern (its default is 8 MiB)
 
 
-class PatternError(ValueError):
+class PatternError(CotauditError, ValueError):
     """A role pattern that cannot be compiled by the linear-time matcher (the reason is the message)."""
 
 

@@ -25,7 +25,7 @@ from cotaudit.certify.lang.syntax import Fact, Unit
 from cotaudit.certify.proof.kernelview import KernelView
 from cotaudit.certify.proof.recheck import recheck
 from cotaudit.certify.proof.report import RecheckReport
-from cotaudit.report import Finding, InputRef, Location, Report
+from cotaudit.report import Finding, Location, Report, make_report
 
 BUNDLE_FORMAT = "cotaudit.certify.bundle/1"
 
@@ -117,11 +117,13 @@ def check_bundle(text: str, *, path: str | None = None, item_id: str | None = No
         "certificate_sha256": cert.get("sha256"),
         "codes": result.codes(),
     }
-    return Report(
+    return make_report(
         ENGINE,
         ENGINE_VERSION,
-        InputRef.for_text(text, path, item_id),
         "pass" if result.ok else "abstain" if undecided else "fail",
-        Report.sorted_findings(findings),
-        details,
+        text=text,
+        path=path,
+        item_id=item_id,
+        findings=findings,
+        details=details,
     )

@@ -37,7 +37,7 @@ from cotaudit.certify.sources.records import Evidence
 from cotaudit.certify.state.config import CertifyConfig
 from cotaudit.certify.state.machine import CertState
 from cotaudit.certify.state.query import QueryResult, ServeStatus
-from cotaudit.report import Finding, InputRef, Location, Report
+from cotaudit.report import Finding, Location, Report, make_report
 from cotaudit.report.model import Verdict
 
 FROZEN_CLOCK = "1970-01-01T00:00:00Z"
@@ -56,13 +56,15 @@ def _finding(
 def invalid(
     text: str, path: str | None, item_id: str | None, findings: Sequence[Finding], error: str
 ) -> Report:
-    return Report(
+    return make_report(
         ENGINE,
         ENGINE_VERSION,
-        InputRef.for_text(text, path, item_id),
         "invalid",
-        Report.sorted_findings(findings),
-        {"verdict": "INVALID", "error": error},
+        text=text,
+        path=path,
+        item_id=item_id,
+        findings=findings,
+        details={"verdict": "INVALID", "error": error},
     )
 
 
@@ -302,13 +304,15 @@ def _not_finished(text: str, path: str | None, item_id: str | None, exc: Computa
         {"bound": bound},
         abstain=True,
     )
-    return Report(
+    return make_report(
         ENGINE,
         ENGINE_VERSION,
-        InputRef.for_text(text, path, item_id),
         "abstain",
-        (finding,),
-        {"verdict": "ABSTAIN", "meaning": MEANING, "reason": "COMPUTATION_CAP", "bound": bound},
+        text=text,
+        path=path,
+        item_id=item_id,
+        findings=(finding,),
+        details={"verdict": "ABSTAIN", "meaning": MEANING, "reason": "COMPUTATION_CAP", "bound": bound},
     )
 
 
@@ -375,11 +379,13 @@ def check_kb(
         "queries": run.queries,
     }
     run.state.close()
-    return Report(
+    return make_report(
         ENGINE,
         ENGINE_VERSION,
-        InputRef.for_text(text, path, item_id),
         verdict,
-        Report.sorted_findings(run.findings),
-        details,
+        text=text,
+        path=path,
+        item_id=item_id,
+        findings=run.findings,
+        details=details,
     )

@@ -8,26 +8,13 @@ x = p_w·n_eff. The rule-layer fraction and the composition law (Corollary 2: ov
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from cotaudit.certify.engine.facts import Source
 from cotaudit.certify.kernel.scan import OrderRank, kernel_scan
 from cotaudit.certify.lang.syntax import Rule
-
-Z95 = 1.959964
-
-
-def wilson(x: float, n: float, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of x successes in n trials (0, 0 when n = 0)."""
-    if n <= 0:
-        return (0.0, 0.0)
-    p = x / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+from cotaudit.stats import wilson_interval as wilson
 
 
 @dataclass(frozen=True)

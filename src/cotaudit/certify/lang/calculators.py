@@ -16,12 +16,13 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_EVEN, Context, Decimal, InvalidOperation
 
 from cotaudit.certify.lang.syntax import Const, canonical_number
+from cotaudit.errors import CotauditError
 
 CONTEXT = Context(prec=28, rounding=ROUND_HALF_EVEN)
 QUANTUM = Decimal("0.00001")
 
 
-class CalcDomainError(ValueError):
+class CalcDomainError(CotauditError, ValueError):
     """The inputs are outside the function's domain: nothing is derived."""
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from cotaudit.certify.core.canon import JsonLineError, json_lines
 from cotaudit.certify.sources.records import Evidence, SourceRecord
+from cotaudit.errors import CotauditError
 
 if TYPE_CHECKING:
     from cotaudit.certify.interface.model import Interface
@@ -71,7 +72,7 @@ class Grounder(Protocol):
     def ground(self, q: QueryInput, interface: Interface, vote: int) -> Vote: ...
 
 
-class VoteFormatError(ValueError):
+class VoteFormatError(CotauditError, ValueError):
     """A vote that is not the JSON-lines format of C-75."""
 
 

@@ -1,10 +1,10 @@
 """Metrics and reports of certified serving (certify.md §12, C-87 … C-94).
 
 Counts over a common pool of N items (C correct served, W wrong served, A abstained — parse
-failures and errors are abstentions), the Wilson interval, the zero-error bound, paired
-statistics (bootstrap, exact McNemar, Holm), the loss difference ΔL with its break-even ratio,
-the Lemma 1 voting bounds with a Monte Carlo check, and the erasure law (Corollary 1) with its
-simulation. Everything is deterministic given its seed.
+failures and errors are abstentions) with their Wilson interval, the loss difference ΔL with
+its break-even ratio, the Lemma 1 voting bounds with a Monte Carlo check, and the erasure law
+(Corollary 1) with its simulation. The zero-error bound and the paired statistics (bootstrap,
+exact McNemar, Holm) are in :mod:`cotaudit.stats`. Everything is deterministic given its seed.
 """
 
 from __future__ import annotations
@@ -16,9 +16,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from cotaudit.certify.kernel.redundancy import wilson
-
-Z95 = 1.959964
+from cotaudit.stats import Z95
+from cotaudit.stats import wilson_interval as wilson
 
 CAVEAT = (
     "A certified answer follows, by verified rule applications within depth delta, from premises "
@@ -126,50 +125,6 @@ def k_table(by_k: Mapping[int, Counts]) -> str:
     out = [f"{'':<14}" + "".join(f"{'k=' + str(k):>10}" for k in ks)]
     out += [f"{name:<14}" + "".join(f"{v:>10}" for v in vals) for name, vals in rows]
     return "\n".join(out)
-
-
-def zero_error_upper(n: int, alpha: float = 0.05) -> float:
-    """C-88: the one-sided upper bound on the error rate after 0 errors in n trials."""
-    if n <= 0:
-        raise ValueError("n must be ≥ 1")
-    return float(1 - alpha ** (1 / n))
-
-
-def bootstrap_diff(
-    paired: Sequence[tuple[bool, bool]], resamples: int = 20000, seed: int = 0, level: float = 0.95
-) -> tuple[float, float, float]:
-    """Mean accuracy difference (second − first) with a percentile bootstrap interval."""
-    if not paired:
-        raise ValueError("no paired items")
-    diffs = [int(b) - int(a) for a, b in paired]
-    n = len(diffs)
-    r = random.Random(seed)
-    stats = sorted(sum(diffs[r.randrange(n)] for _ in range(n)) / n for _ in range(resamples))
-    lo = stats[math.floor((1 - level) / 2 * resamples)]
-    hi = stats[min(resamples - 1, math.ceil((1 + level) / 2 * resamples) - 1)]
-    return sum(diffs) / n, lo, hi
-
-
-def mcnemar_exact(b: int, c: int) -> float:
-    """C-90: exact two-sided McNemar p-value on the discordant counts (b, c)."""
-    n = b + c
-    if n == 0:
-        return 1.0
-    k = min(b, c)
-    tail = sum(Fraction(math.comb(n, i), 2**n) for i in range(k + 1))
-    return float(min(Fraction(1), 2 * tail))
-
-
-def holm(pvalues: Sequence[float]) -> list[float]:
-    """Holm step-down adjusted p-values, in the input order."""
-    m = len(pvalues)
-    order = sorted(range(m), key=lambda i: pvalues[i])
-    adjusted = [0.0] * m
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * pvalues[i]))
-        adjusted[i] = running
-    return adjusted
 
 
 def delta_loss(base: Counts, new: Counts, c_w: float, c_a: float, c_t: float = 0.0, dt: float = 0.0) -> float:

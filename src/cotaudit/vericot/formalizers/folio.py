@@ -15,12 +15,14 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
+from cotaudit.errors import CotauditError
+
 _TOKEN = re.compile(r"\s*(?:(∀)|(∃)|(¬)|(∧)|(∨)|(⊕)|(→)|(↔|⟷)|(\()|(\))|(,)|(\w[\w'’.+\-]*))")
 _KIND = ("forall", "exists", "not", "and", "or", "xor", "imp", "iff", "(", ")", ",", "id")
 _PLAIN = re.compile(r"[A-Za-z0-9_]{1,60}")
 
 
-class FolError(ValueError):
+class FolError(CotauditError, ValueError):
     pass
 
 

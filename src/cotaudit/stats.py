@@ -1,18 +1,47 @@
-"""Statistics for verifier comparisons (TE-56), on SciPy and NumPy — the one module that imports them.
+"""The shared statistics of every engine and evaluation: Wilson intervals, McNemar, Holm, the
+bootstraps, Cohen's κ and the zero-error bound — one module, imported by certify, vericot and
+:mod:`cotaudit.eval` alike. It imports no engine; SciPy and NumPy are imported on first use.
 
-Wilson intervals and the exact binomial test come from :mod:`scipy.stats`; the χ² tail of
-McNemar's test too. What SciPy does not have — the paired, stratified bootstrap the spec
-prescribes, Holm–Bonferroni, Cohen's κ on two label vectors — is written here in a few lines
-each, and tested against hand-computed values.
+Two Wilson score intervals, kept apart because their figures are published:
+
+* :func:`wilson_interval` — the closed form, ``(p + z²/2n ± z·√(p(1−p)/n + z²/4n²)) / (1 + z²/n)``
+  with a given ``z`` (certify uses ``Z95 = 1.959964``, vericot ``1.959963984540054``), pure
+  Python, ``(0, 0)`` for ``n = 0``, a ``(low, high)`` tuple. Used for certify's redundancy
+  fractions and serving metrics (C-50, C-87) and vericot's metrics.
+* :func:`wilson` — SciPy's ``binomtest(k, n).proportion_ci(method="wilson")``: the same score
+  interval with z from the normal quantile of ``confidence``, ``Interval(0, 1)`` for ``n = 0``.
+  Used for the TE evaluations (TE-56, TE-57).
+
+McNemar likewise: :func:`mcnemar` is the continuity-corrected χ² test with the exact binomial
+p for small counts (TE-56, SciPy); :func:`mcnemar_exact` the exact two-sided p in rational
+arithmetic (certify C-90). Holm: :func:`holm_adjusted` gives the adjusted p-values, :func:`holm`
+adds the rejections at ``alpha``. Bootstraps: :func:`paired_bootstrap` (stratified, paired,
+NumPy; TE-56) and :func:`bootstrap_diff` (paired accuracy difference, pure Python; C-90).
 """
 
 from __future__ import annotations
 
+import math
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from cotaudit.errors import MissingDependency
+
+Z95 = 1.959964  # certify's z for 95% (C-50, C-87)
+
+
+def wilson_interval(x: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of x successes in n trials (0, 0 when n = 0)."""
+    if n <= 0:
+        return (0.0, 0.0)
+    p = x / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def _scipy() -> tuple[Any, Any]:
@@ -71,8 +100,6 @@ def mcnemar(first_correct: Sequence[bool], second_correct: Sequence[bool]) -> Mc
 
 def holm(pvalues: Sequence[float], alpha: float = 0.05) -> list[tuple[float, bool]]:
     """Holm–Bonferroni: adjusted p-values (monotone, capped at 1) and rejections at ``alpha``."""
-    from cotaudit.eval.certify.metrics import holm as holm_adjusted
-
     return [(p, p <= alpha) for p in holm_adjusted(pvalues)]
 
 
@@ -116,3 +143,47 @@ def paired_bootstrap(
     tail = (1 - confidence) / 2 * 100
     low, high = np.percentile(deltas, [tail, 100 - tail])
     return Interval(float(low), float(high))
+
+
+def zero_error_upper(n: int, alpha: float = 0.05) -> float:
+    """C-88: the one-sided upper bound on the error rate after 0 errors in n trials."""
+    if n <= 0:
+        raise ValueError("n must be ≥ 1")
+    return float(1 - alpha ** (1 / n))
+
+
+def bootstrap_diff(
+    paired: Sequence[tuple[bool, bool]], resamples: int = 20000, seed: int = 0, level: float = 0.95
+) -> tuple[float, float, float]:
+    """Mean accuracy difference (second − first) with a percentile bootstrap interval."""
+    if not paired:
+        raise ValueError("no paired items")
+    diffs = [int(b) - int(a) for a, b in paired]
+    n = len(diffs)
+    r = random.Random(seed)
+    stats = sorted(sum(diffs[r.randrange(n)] for _ in range(n)) / n for _ in range(resamples))
+    lo = stats[math.floor((1 - level) / 2 * resamples)]
+    hi = stats[min(resamples - 1, math.ceil((1 + level) / 2 * resamples) - 1)]
+    return sum(diffs) / n, lo, hi
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """C-90: exact two-sided McNemar p-value on the discordant counts (b, c)."""
+    n = b + c
+    if n == 0:
+        return 1.0
+    k = min(b, c)
+    tail = sum(Fraction(math.comb(n, i), 2**n) for i in range(k + 1))
+    return float(min(Fraction(1), 2 * tail))
+
+
+def holm_adjusted(pvalues: Sequence[float]) -> list[float]:
+    """Holm step-down adjusted p-values, in the input order."""
+    m = len(pvalues)
+    order = sorted(range(m), key=lambda i: pvalues[i])
+    adjusted = [0.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * pvalues[i]))
+        adjusted[i] = running
+    return adjusted

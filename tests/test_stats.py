@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from cotaudit.eval import stats
+from cotaudit import stats
 
 pytest.importorskip("scipy", reason="SciPy is not installed (pip install -e '.[eval]')")
 
@@ -72,3 +72,15 @@ def test_paired_bootstrap_is_seeded_paired_and_stratified() -> None:
     assert stats.paired_bootstrap(
         first, first, strata, stratum="adversarial", iterations=200
     ) == stats.Interval(0.0, 0.0)
+
+
+def test_the_two_wilson_intervals_are_the_same_score_interval() -> None:
+    """The closed form (certify, vericot) and SciPy's (the TE evaluations) agree at the same z;
+    they differ only at n = 0 and in the z each caller passes (module docstring)."""
+    z = 1.959963984540054
+    for k, n in ((0, 10), (7, 70), (195, 196), (50, 50)):
+        low, high = stats.wilson_interval(k, n, z)
+        ci = stats.wilson(k, n)
+        assert (low, high) == (pytest.approx(ci.low, abs=1e-9), pytest.approx(ci.high, abs=1e-9))
+    assert stats.wilson_interval(0, 0) == (0.0, 0.0)
+    assert stats.wilson(0, 0) == stats.Interval(0.0, 1.0)
