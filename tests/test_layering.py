@@ -20,7 +20,7 @@ import pytest
 SRC = Path(__file__).resolve().parent.parent / "src"
 PKG = SRC / "cotaudit"
 
-BASE = ("cotaudit.report", "cotaudit.codes", "cotaudit.errors", "cotaudit.stats")
+BASE = ("cotaudit.report", "cotaudit.codes", "cotaudit.errors", "cotaudit.stats", "cotaudit.lexicons")
 ENGINES = ("cotaudit.te", "cotaudit.type6", "cotaudit.vericot", "cotaudit.certify", "cotaudit.cot")
 # Engines never reach up: not into the front end, not into the shared LLM layer, and not into
 # the package root, which re-exports cotaudit.api.

@@ -34,15 +34,13 @@ import signal
 import sys
 import threading
 import time
-from collections import deque
-from collections.abc import Mapping, Sequence
-from concurrent.futures import Future
+from collections.abc import Sequence
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from cotaudit.batch import jobs, procstat
+from cotaudit.batch.dispatch import Dispatcher, Job
 from cotaudit.batch.jobs import (
-    Payload,
     WorkerSetup,
     code_origin,
     exit_description,
@@ -54,7 +52,7 @@ from cotaudit.batch.jobs import (
 )
 from cotaudit.limits import DEFAULT_MEMORY_MB
 from cotaudit.report import Report
-from cotaudit.report.encoded import EncodedReport, encode_report
+from cotaudit.report.encoded import encode_report
 
 START_TIMEOUT = 120.0  # last resort: a worker that keeps busy starting but never gets ready
 START_STALL = 10.0  # a starting worker asleep this long without using any CPU is stuck
@@ -95,15 +93,6 @@ def default_start_method() -> str:
     return "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
 
 
-class _Job:
-    __slots__ = ("future", "options", "payload")
-
-    def __init__(self, payload: Payload, options: Mapping[str, Any] | None) -> None:
-        self.payload = payload
-        self.options = dict(options or {})
-        self.future: Future[EncodedReport] = Future()
-
-
 class _Worker:
     __slots__ = ("conn", "deadline", "job", "process", "progress_at", "ready", "sampled_at", "ticks")
 
@@ -111,7 +100,7 @@ class _Worker:
         self.process = process
         self.conn = conn
         self.ready = False
-        self.job: _Job | None = None
+        self.job: Job | None = None
         now = time.monotonic()
         self.deadline = now + START_TIMEOUT
         self.ticks = -1  # CPU clock ticks of the starting worker's group when last seen to change
@@ -119,7 +108,7 @@ class _Worker:
         self.sampled_at = float("-inf")
 
 
-class LocalPool:
+class LocalPool(Dispatcher):
     """``workers`` processes checking items; :meth:`submit` returns a future encoded R-1 report.
 
     ``timeout`` is the per-item limit in seconds (``None``: no limit). ``preload`` names
@@ -143,6 +132,7 @@ class LocalPool:
     ) -> None:
         if workers < 1:
             raise ValueError("workers must be at least 1")
+        super().__init__()
         method = start_method or default_start_method()
         self._ctx: Any = mp.get_context(method)  # the contexts differ in type only
         if method == "forkserver":
@@ -155,11 +145,7 @@ class LocalPool:
         self.timeout = timeout
         self._preload = tuple(preload)
         self._memory_mb = memory_mb
-        self._lock = threading.Lock()
-        self._pending: deque[_Job] = deque()
-        self._busy = 0
-        self._closing = False
-        self._broken: str | None = None if self._forks else main_module_problem()
+        self._broken = None if self._forks else main_module_problem()
         self._start_failures = 0
         self._slots: list[_Worker] = []
         # A non-blocking self-pipe wakes the dispatcher; a full pipe never blocks a submitter.
@@ -169,42 +155,6 @@ class LocalPool:
         # Workers are started by the dispatcher thread: a forked one's PR_SET_PDEATHSIG follows it.
         self._thread = threading.Thread(target=self._run, name="cotaudit-pool", daemon=True)
         self._thread.start()
-
-    # ------------------------------------------------------------------ public side
-
-    def submit(self, payload: Payload, options: Mapping[str, Any] | None = None) -> Future[EncodedReport]:
-        """Queue one item; the future resolves to its report (never to an exception)."""
-        job = _Job(payload, options)
-        with self._lock:
-            if self._broken is not None:  # the dispatcher failed: report, do not raise
-                job.future.set_result(pool_report(payload, self._broken))
-                return job.future
-            if self._closing:
-                raise RuntimeError("the pool is closed")
-            self._pending.append(job)
-        self._wake()
-        return job.future
-
-    @property
-    def backlog(self) -> int:
-        """Items queued or running."""
-        with self._lock:
-            return len(self._pending) + self._busy
-
-    def close(self) -> None:
-        """Stop the workers; queued items are cancelled, running ones get an ``invalid`` report."""
-        with self._lock:
-            if self._closing:
-                return
-            self._closing = True
-        self._wake()
-        self._thread.join(timeout=30)
-
-    def __enter__(self) -> LocalPool:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def _wake(self) -> None:
         with contextlib.suppress(OSError):  # BlockingIOError: a wake-up is pending anyway
@@ -265,20 +215,11 @@ class LocalPool:
         deadlines = [w.deadline for w in self._slots if w.job is not None or not w.ready]
         return min(1.0, max(0.0, min(deadlines) - now)) if deadlines else 1.0
 
-    def _next_job(self) -> _Job | None:
-        with self._lock:
-            while self._pending:
-                job = self._pending.popleft()
-                if job.future.set_running_or_notify_cancel():
-                    self._busy += 1
-                    return job
-        return None
-
     def _assign(self) -> None:
         for w in self._slots:
             if not w.ready or w.job is not None:
                 continue
-            job = self._next_job()
+            job = self._take()
             if job is None:
                 return
             w.job = job
@@ -360,19 +301,8 @@ class LocalPool:
         self._start_failures += 1
         if self._start_failures >= MAX_START_FAILURES:
             with self._lock:
-                self._broken = f"no worker could start: {why}"
-            self._resolve_queued()
-
-    def _resolve_queued(self) -> None:
-        """Queued items: cancelled on close; reported ``invalid`` if the pool broke under them."""
-        with self._lock:
-            queued = list(self._pending)
-            self._pending.clear()
-        for job in queued:
-            if self._broken is None:
-                job.future.cancel()
-            elif job.future.set_running_or_notify_cancel():
-                job.future.set_result(pool_report(job.payload, self._broken))
+                self._broken = broken = f"no worker could start: {why}"
+            self._resolve_queued(broken)
 
     def _replace(self, w: _Worker, report: Report | None) -> None:
         """Kill ``w`` (and its process group), resolve its item with ``report``, start a new one."""
@@ -382,11 +312,6 @@ class LocalPool:
             self._finish(job, encode_report(report))
         index = self._slots.index(w)
         self._slots[index] = self._spawn() if self._broken is None and not self._closing else w
-
-    def _finish(self, job: _Job, report: EncodedReport) -> None:
-        with self._lock:
-            self._busy -= 1
-        job.future.set_result(report)
 
     @staticmethod
     def _kill(w: _Worker) -> None:
@@ -402,8 +327,8 @@ class LocalPool:
     def _shutdown(self) -> None:
         with self._lock:
             self._closing = True
-        self._resolve_queued()
         why = self._broken or "the pool was closed"
+        self._resolve_queued(why)
         for w in self._slots:
             if w.job is not None:
                 self._finish(w.job, pool_report(w.job.payload, why))

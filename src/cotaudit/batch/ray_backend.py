@@ -19,11 +19,11 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Mapping, Sequence
-from concurrent.futures import Future
+from collections.abc import Sequence
 from typing import Any
 
 from cotaudit.batch import jobs, procstat
+from cotaudit.batch.dispatch import Dispatcher, Job
 from cotaudit.batch.jobs import (
     Checker,
     Payload,
@@ -35,8 +35,7 @@ from cotaudit.batch.jobs import (
 )
 from cotaudit.errors import MissingDependency
 from cotaudit.limits import DEFAULT_MEMORY_MB
-from cotaudit.report import Report
-from cotaudit.report.encoded import EncodedReport, encode_report
+from cotaudit.report.encoded import EncodedReport
 
 START_TIMEOUT = 300.0  # last resort: an actor Ray cannot place, on a busy cluster
 START_STALL = 10.0  # a starting actor whose start thread sleeps this long without CPU is stuck
@@ -100,15 +99,6 @@ class CheckActor:
         return self._checker.check(payload, options)
 
 
-class _Job:
-    __slots__ = ("future", "options", "payload")
-
-    def __init__(self, payload: Payload, options: Mapping[str, Any] | None) -> None:
-        self.payload = payload
-        self.options = dict(options or {})
-        self.future: Future[EncodedReport] = Future()
-
-
 class _Slot:
     """One actor and what it holds: the ``start()`` call while it starts, then up to ``DEPTH``
     items (run in order by the actor; the clock runs for the head only)."""
@@ -127,7 +117,7 @@ class _Slot:
 
     def __init__(self, actor: Any, starting: Any) -> None:
         self.failures = 0  # failed starts in a row
-        self.inflight: deque[tuple[Any, _Job]] = deque()
+        self.inflight: deque[tuple[Any, Job]] = deque()
         self.restart(actor, starting)
 
     def restart(self, actor: Any, starting: Any) -> None:
@@ -148,7 +138,7 @@ class _Slot:
         return self.inflight[0][0] if self.inflight else None
 
 
-class RayPool:
+class RayPool(Dispatcher):
     """``workers`` Ray actors checking items; :meth:`submit` returns a future encoded R-1 report.
 
     ``memory_mb`` is the per-item memory budget; it also caps each actor's address space, as
@@ -164,6 +154,7 @@ class RayPool:
         preload: Sequence[str] = (),
         memory_mb: int | None = DEFAULT_MEMORY_MB,
     ) -> None:
+        super().__init__()
         ray = _ray(local=address is None)
         self._ray = ray
         self.workers = workers
@@ -183,50 +174,27 @@ class RayPool:
         self._actor_class = ray.remote(
             num_cpus=1, max_restarts=0, max_task_retries=0, concurrency_groups={PROBE_GROUP: 1}
         )(CheckActor)
-        self._lock = threading.Lock()
-        self._queue: deque[_Job] = deque()
-        self._busy = 0
-        self._closing = False
-        self._broken: str | None = None
-        self._wake = threading.Event()
+        self._wake_event = threading.Event()
         self._slots: list[_Slot] = []
         self._thread = threading.Thread(target=self._run, name="cotaudit-ray", daemon=True)
         self._thread.start()
 
-    def submit(self, payload: Payload, options: Mapping[str, Any] | None = None) -> Future[EncodedReport]:
-        """Queue one item; the future resolves to its report (never to an exception)."""
-        job = _Job(payload, options)
-        with self._lock:
-            if self._closing:
-                raise RuntimeError("the Ray backend is closed")
-            if self._broken is not None:
-                job.future.set_result(pool_report(payload, self._broken))
-                return job.future
-            self._queue.append(job)
-        self._wake.set()
-        return job.future
+    JOIN_TIMEOUT = 60.0
+    CLOSED = "the Ray backend is closed"
 
-    @property
-    def backlog(self) -> int:
-        with self._lock:
-            return len(self._queue) + self._busy
+    def _refuse(self, payload: Payload) -> EncodedReport | None:
+        """A closed backend raises even when it also broke (the local pool reports then)."""
+        if self._closing:
+            raise RuntimeError(self.CLOSED)
+        return super()._refuse(payload)
 
-    def close(self) -> None:
-        """Cancel what is queued, stop the actors, shut down the Ray instance this pool started."""
-        with self._lock:
-            if self._closing:
-                return
-            self._closing = True
-        self._wake.set()
-        self._thread.join(timeout=60)
+    def _wake(self) -> None:
+        self._wake_event.set()
+
+    def _closed(self) -> None:
+        """Shut down the Ray instance this pool started."""
         if self._owns_ray:
             self._ray.shutdown()
-
-    def __enter__(self) -> RayPool:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     # ------------------------------------------------------------------ dispatcher thread
 
@@ -247,8 +215,8 @@ class RayPool:
                 self._assign()
                 heads = [s.head for s in self._slots if s.head is not None]
                 if not heads:
-                    self._wake.wait(0.5)
-                    self._wake.clear()
+                    self._wake_event.wait(0.5)
+                    self._wake_event.clear()
                     continue
                 # Room on an actor: poll briefly so a new submission is picked up at once.
                 room = any(s.starting is None and len(s.inflight) < DEPTH for s in self._slots)
@@ -263,16 +231,6 @@ class RayPool:
                 self._broken = f"the Ray backend failed: {type(exc).__name__}: {exc}"
         finally:
             self._shutdown()
-
-    def _take(self) -> _Job | None:
-        with self._lock:
-            while self._queue:
-                job = self._queue.popleft()
-                # a job put back by _replace is running already; a fresh one may be cancelled
-                if job.future.running() or job.future.set_running_or_notify_cancel():
-                    self._busy += 1
-                    return job
-        return None
 
     def _assign(self) -> None:
         for slot in self._slots:
@@ -376,21 +334,9 @@ class RayPool:
         slot.inflight.clear()
         slot.restart(*self._start_actor())
 
-    def _finish(self, job: _Job, report: Report | EncodedReport) -> None:
-        with self._lock:
-            self._busy -= 1
-        job.future.set_result(report if isinstance(report, EncodedReport) else encode_report(report))
-
     def _shutdown(self) -> None:
-        with self._lock:
-            queued = list(self._queue)
-            self._queue.clear()
         why = self._broken or "the Ray backend was closed"
-        for job in queued:  # cancelled on close; reported if put back or if the backend broke
-            if self._broken is None and job.future.cancel():
-                continue
-            if job.future.running() or job.future.set_running_or_notify_cancel():
-                job.future.set_result(pool_report(job.payload, why))
+        self._resolve_queued(why)  # cancelled on close; reported if put back or if the backend broke
         for slot in self._slots:
             for _, job in slot.inflight:
                 self._finish(job, pool_report(job.payload, why))

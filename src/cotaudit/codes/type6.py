@@ -2,11 +2,11 @@
 
 The spec's native event codes (``T6_H01``, ``T6_R02`` …) do not fit the shared table's shape
 (``<ENGINE>_<E|W|I|X><three digits>``, severity fixed by the letter), so each native code maps to
-one stable code here; :mod:`cotaudit.type6.codemap` is the one place that does the mapping. The
-hundreds digit names the native family: 0 input errors, warnings and info (``T6_E01`` →
-``T6_E001``, ``T6_W01`` → ``T6_W001``, ``T6_I01`` → ``T6_I001``), 1 hard events (``H``), 2
-residuals (``R``; elevated ones are errors, off-chain ones warnings), 3 soft (``S``), 4 quality
-(``Q``), 5 diagnostics (``D``).
+one stable code here; :mod:`cotaudit.type6.codemap` is the one place that does the mapping (an
+explicit table, native code → stable code). The hundreds digit names the native family: 0 input
+errors, warnings and info (``T6_E01`` → ``T6_E001``, ``T6_W01`` → ``T6_W001``, ``T6_I01`` →
+``T6_I001``), 1 hard events (``H``), 2 residuals (``R``; elevated ones are errors, off-chain
+ones warnings), 3 soft (``S``), 4 quality (``Q``), 5 diagnostics (``D``).
 """
 
 from cotaudit.codes.model import Code

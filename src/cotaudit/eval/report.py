@@ -4,20 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-_CATEGORY_ORDER = (
-    "arithmetic_slip",
-    "lost_variable",
-    "unsupported_conclusion",
-    "wrong_unit",
-    "contradicting_equation",
-    "shuffle_steps",
-    "remove_step",
-    "duplicate_step",
-    "swap_numbers",
-    "swap_operators",
-    "random_number",
-    "negate_step",
-)
+from cotaudit.te.corpus.perturb import CATEGORIES as _CATEGORY_ORDER  # the paper's five, then ROSCOE's
+
 # Which rule carries which category (explained in docs/eval.md).
 _CARRIER = {
     "TE_E004": "lost variable, removed or shuffled steps (with E003 for `.value`/`from`)",

@@ -1,10 +1,11 @@
 """ProofWriter: templated English → predicate units, deterministically (certify.md §13.1).
 
-C-95 grammar (8 names, 10 animals, 14 adjectives, 6 verbs; "not"/"does not" is strong
-negation), C-96 EDB/IDB split (every stated fact is written as ``p_src``; Ω = the ``_src``
-predicates; copy rules ``[copy:p] p(X) :- p_src(X).`` lift them, so every depth shifts by +1 and
-the default δ is 6), and the ``pw-parse/1`` source checker: re-parsing the cited sentence span
-must give exactly the unit. An unparseable sentence raises :class:`PWParseError` naming it —
+C-95 grammar (the lexicon of :mod:`cotaudit.lexicons.proofwriter`: 8 names, 10 animals, 14
+adjectives, 6 verbs; "not"/"does not" is strong negation), C-96 EDB/IDB split (every stated
+fact is written as ``p_src``; Ω = the ``_src`` predicates; copy rules
+``[copy:p] p(X) :- p_src(X).`` lift them, so every depth shifts by +1 and the default δ is 6),
+and the ``pw-parse/1`` source checker: re-parsing the cited sentence span must give exactly the
+unit. An unparseable sentence raises :class:`PWParseError` naming it —
 never a silent skip.
 """
 
@@ -13,45 +14,21 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from cotaudit.certify.interface.load import interface_from_dict
 from cotaudit.certify.interface.model import Interface
 from cotaudit.certify.lang.syntax import Fact, Rule, Unit
 from cotaudit.certify.sources.records import CheckResult, Evidence, RecordStore
 from cotaudit.errors import CotauditError
+from cotaudit.lexicons import proofwriter as lexicon
 
-if TYPE_CHECKING:
-    pass
-
-NAMES = ("anne", "bob", "charlie", "dave", "erin", "fiona", "gary", "harry")
-ANIMALS = ("bald eagle", "bear", "cat", "cow", "dog", "lion", "mouse", "rabbit", "squirrel", "tiger")
-ADJECTIVES = [
-    "big",
-    "blue",
-    "cold",
-    "furry",
-    "green",
-    "kind",
-    "nice",
-    "quiet",
-    "red",
-    "rough",
-    "round",
-    "smart",
-    "white",
-    "young",
-]
-VERBS = {
-    "likes": "likes",
-    "chases": "chases",
-    "visits": "visits",
-    "needs": "needs",
-    "eats": "eats",
-    "sees": "sees",
-}
-BASE = {"like": "likes", "chase": "chases", "visit": "visits", "need": "needs", "eat": "eats", "see": "sees"}
-VARIABLE_SUBJECTS = ("something", "someone", "it", "they")
+NAMES = lexicon.NAMES
+ANIMALS = lexicon.ANIMALS
+ADJECTIVES = list(lexicon.ADJECTIVES)
+VERBS = {v + "s": v + "s" for v in lexicon.VERBS}  # third person, as the predicates are named
+BASE = {v: v + "s" for v in lexicon.VERBS}  # base form → predicate
+VARIABLE_SUBJECTS = lexicon.VARIABLE_WORDS
 CONSTANTS = tuple(sorted(NAMES + tuple(a.replace(" ", "_") for a in ANIMALS)))
 
 _ENT = r"(?:" + "|".join(n.capitalize() for n in NAMES) + r"|the (?:" + "|".join(ANIMALS) + r"))"

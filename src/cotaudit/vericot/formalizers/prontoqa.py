@@ -23,8 +23,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from cotaudit.vericot.formalizers import morphology
+from cotaudit.vericot.formalizers import sentences as sentence_text
 from cotaudit.vericot.formalizers.ast import VAR, Atom, Fact, ParseFailure, Rule, Sentence, Smt, atoms_of
 from cotaudit.vericot.formalizers.ast import to_smt as _to_smt
+from cotaudit.vericot.formalizers.sentences import split_sentences as split_sentences
 
 QUESTION_PREFIX = "is the following statement true or false?"
 FUNCTION_WORDS = frozenset(
@@ -259,15 +261,9 @@ def with_predicate(s: Sentence, pred: str, *, noun: bool = True) -> Sentence:
     return Rule(s.conditions, replace(s.conclusion, pred=pred, noun=noun))
 
 
-def split_sentences(context: str) -> list[str]:
-    return [p for p in re.split(r"(?<=\.)\s+", context.strip()) if p]
-
-
 def question_statement(question: str) -> str:
-    q = question.strip()
-    if q.lower().startswith(QUESTION_PREFIX):
-        return q[len(QUESTION_PREFIX) :].strip()
-    return q.rsplit("?", 1)[-1].strip()
+    """The statement a question asks about (by this data set's :data:`QUESTION_PREFIX`)."""
+    return sentence_text.question_statement(question, QUESTION_PREFIX)
 
 
 def negate_text(sentence: str) -> str:

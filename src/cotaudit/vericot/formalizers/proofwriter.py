@@ -1,4 +1,5 @@
-"""ProofWriter's closed lexicon (V-38): sentences → AST → SMT-LIB, both semantics.
+"""ProofWriter's closed lexicon (V-38, :mod:`cotaudit.lexicons.proofwriter`): sentences → AST →
+SMT-LIB, both semantics.
 
 An unknown word or shape is a :class:`ParseFailure` naming the first unusable token, so the
 step becomes ``untranslatable``. Nothing calls ``eval``.
@@ -8,32 +9,18 @@ from __future__ import annotations
 
 import re
 
+from cotaudit.lexicons import proofwriter as lexicon
+from cotaudit.vericot.formalizers import sentences as sentence_text
 from cotaudit.vericot.formalizers.ast import VAR, Atom, Fact, ParseFailure, Rule, Sentence, Smt, atoms_of
 from cotaudit.vericot.formalizers.ast import to_smt as _to_smt
+from cotaudit.vericot.formalizers.sentences import split_sentences as split_sentences
 
-ADJECTIVES = frozenset(
-    (
-        "big",
-        "blue",
-        "cold",
-        "furry",
-        "green",
-        "kind",
-        "nice",
-        "quiet",
-        "red",
-        "rough",
-        "round",
-        "smart",
-        "white",
-        "young",
-    )
-)
-VERBS = ("chase", "eat", "like", "need", "see", "visit")
+ADJECTIVES = frozenset(lexicon.ADJECTIVES)
+VERBS = tuple(sorted(lexicon.VERBS))
 VERB_FORMS = {**{v: v for v in VERBS}, **{v + "s": v for v in VERBS}}
-NAMES = ("anne", "bob", "charlie", "dave", "erin", "fiona", "gary", "harry")
-ANIMALS = ("bald eagle", "bear", "cat", "cow", "dog", "lion", "mouse", "rabbit", "squirrel", "tiger")
-VAR_WORDS = frozenset({"something", "someone", "it", "they"})
+NAMES = lexicon.NAMES
+ANIMALS = lexicon.ANIMALS
+VAR_WORDS = frozenset(lexicon.VARIABLE_WORDS)
 QUESTION_PREFIX = "based on the above information, is the following statement true, false, or unknown?"
 
 
@@ -225,15 +212,9 @@ def realize(s: Sentence) -> str:
     return f"If {' and '.join(conds)} then {concl}."
 
 
-def split_sentences(context: str) -> list[str]:
-    return [p for p in re.split(r"(?<=\.)\s+", context.strip()) if p]
-
-
 def question_statement(question: str) -> str:
-    q = question.strip()
-    if q.lower().startswith(QUESTION_PREFIX):
-        return q[len(QUESTION_PREFIX) :].strip()
-    return q.rsplit("?", 1)[-1].strip()
+    """The statement a question asks about (by this data set's :data:`QUESTION_PREFIX`)."""
+    return sentence_text.question_statement(question, QUESTION_PREFIX)
 
 
 def entities_of(sentences: list[Sentence]) -> tuple[str, ...]:
