@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from cotaudit import api
+from cotaudit import api, registry
 from cotaudit.report import Finding, InputRef, Location, Report, Severity, Verdict
 
 REPO = Path(__file__).resolve().parent.parent
@@ -78,12 +78,12 @@ FAKE_LAUNCHER = (
 @pytest.fixture(autouse=True)
 def fake_engine() -> Iterator[str]:
     """Every test sees the ``fake`` engine registered, and no registration leaks between tests."""
-    saved = dict(api._REGISTRY)
+    saved = dict(registry._REGISTRY)
     register_fake_engine()
     yield "fake"
-    api._REGISTRY.clear()
-    api._REGISTRY.update(saved)
-    api._RESOLVED.clear()
+    registry._REGISTRY.clear()
+    registry._REGISTRY.update(saved)
+    registry._RESOLVED.clear()
 
 
 def _run_cli(

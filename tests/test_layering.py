@@ -27,6 +27,8 @@ ENGINES = ("cotaudit.te", "cotaudit.type6", "cotaudit.vericot", "cotaudit.certif
 ENGINE_FORBIDDEN = (
     "cotaudit.cli",
     "cotaudit.api",
+    "cotaudit.registry",
+    "cotaudit.inputs",
     "cotaudit.service",
     "cotaudit.batch",
     "cotaudit.llm",
@@ -306,6 +308,26 @@ def test_the_cycle_finder_finds_cycles() -> None:
     graph = {"a": {"b": 1}, "b": {"c": 1}, "c": {"a": 1}, "d": {"a": 1}, "e": {"e": 1}, "f": {}}
     assert _cycles(graph) == [["a", "b", "c"]]
     assert _cycles({"x": {"y": 1}, "y": {"x": 1}, "z": {"x": 1}}) == [["x", "y"]]
+
+
+def test_every_package_lists_its_exports() -> None:
+    """Typed exports: every __init__.py has ``__all__``; only the package root has a module
+    ``__getattr__``, and only for its engine subpackages (imported on first use)."""
+    missing = [
+        name
+        for name, path in MODULES.items()
+        if path.name == "__init__.py" and "__all__" not in path.read_text()
+    ]
+    getattrs = [
+        name
+        for name, path in MODULES.items()
+        if any(
+            isinstance(node, ast.FunctionDef) and node.name == "__getattr__"
+            for node in ast.parse(path.read_text(encoding="utf-8")).body
+        )
+    ]
+    assert missing == []
+    assert getattrs == ["cotaudit"]
 
 
 def test_errors_module_is_a_leaf() -> None:

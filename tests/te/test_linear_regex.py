@@ -17,7 +17,7 @@ from collections.abc import Callable
 import pytest
 
 from cotaudit.te import checkline, config, fastparse, grammar, units
-from cotaudit.te.corpus import gsm8k, gsm8k_numbers, perturb
+from cotaudit.te.corpus import gsm8k, gsm8k_numbers, gsm8k_write, perturb
 from cotaudit.te.structure import hedging, parse_bodies, structural
 
 MIB = 1 << 20
@@ -86,7 +86,7 @@ CASES: dict[str, Callable[[], object]] = {
     "unit-attr": lambda: checkline._UREF_ATTR.fullmatch("a" + SPACES + ".unit" + SPACES + "x"),
     "unit-claim": lambda: checkline._UNIT_CLAIM.match("a" * MIB + " x"),
     "unit-text": lambda: _unit("m" + SPACES + "/" + SPACES + "x"),
-    "gsm8k-from": lambda: gsm8k._defuse_from("so from a" + SPACES + "x"),
+    "gsm8k-from": lambda: gsm8k_write._defuse_from("so from a" + SPACES + "x"),
     "gsm8k-annotations": lambda: gsm8k._annotations("<<" * (MIB // 2)),
     "gsm8k-bare": lambda: gsm8k_numbers.bare_equations("1 + " * (MIB // 4) + ")"),
     "gsm8k-numerals": lambda: gsm8k_numbers.scan_question("1 1 " * (MIB // 16) + "1/"),  # 256 KiB

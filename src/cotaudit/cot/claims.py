@@ -1,8 +1,8 @@
 """Arithmetic claims in prose and LaTeX: find ``expr = expr (= expr)*`` chains in a step.
 
 The step goes through :func:`cotaudit.cot.mathview.math_view` (LaTeX and Unicode → plain
-operators), then a linear-time tokenizer and a small recursive-descent reader that accepts
-exactly this notation:
+operators), then a linear-time tokenizer (:mod:`.claimtokens`) and a small recursive-descent
+reader (:mod:`.claimreader`) that accepts exactly this notation:
 
 - numerals ``48``, ``4.00``, ``.5``, thousands ``18,000`` / ``18 000`` / ``18\\,000``, mixed
   numbers ``5 and 2/3`` / ``1 1/2``, percents ``20%``, currency ``$4.00`` ``€3`` ``£2``;
@@ -24,95 +24,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 import cotaudit.limits as limits
-from cotaudit.cot.mathview import THIN, math_view
+from cotaudit.cot.claimreader import SideReader
+from cotaudit.cot.claimtokens import APPROX_WORDS, Side, Tok, is_identifier, tokens
+from cotaudit.cot.mathview import math_view
 from cotaudit.te.corpus.gsm8k_numbers import NotArithmetic, arithmetic, constant
 
 MAX_CLAIMS_PER_STEP = 200
-MAX_SIDE_TOKENS = 400
 
-_TOKEN = re.compile(
-    r"(?P<num>[0-9]+(?:\.[0-9]+)?|\.[0-9]+)"
-    r"|(?P<word>[A-Za-z]+(?:'[A-Za-z]+)?)"
-    r"|(?P<cmd>\\[A-Za-z]+)"
-    r"|(?P<op>\*\*|[-+*/()])"
-    r"|(?P<eq>=|\u2248|\u2243)"
-    r"|(?P<pct>%)"
-    r"|(?P<cur>[$\u20ac\u00a3])"
-    r"|(?P<ell>\.\.\.|\u2026)"
-    r"|(?P<ws>[ \t\u2009]+)"
-    r"|(?P<other>.)",
-    re.DOTALL,
-)
-_APPROX_WORDS = frozenset({"about", "approximately", "approx", "roughly", "around", "nearly", "almost"})
-_FUNCTION_WORDS = frozenset(
-    {
-        "sin",
-        "cos",
-        "tan",
-        "log",
-        "ln",
-        "exp",
-        "sqrt",
-        "mod",
-        "gcd",
-        "lcm",
-        "max",
-        "min",
-        "det",
-        "floor",
-        "ceil",
-    }
-)
-# Words that end a unit phrase: they carry the sentence, not the quantity.
-_STOP_WORDS = frozenset(
-    {
-        "of", "times", "x", "and", "or", "is", "are", "was", "were", "be", "so", "then", "which",
-        "that", "to", "for", "from", "in", "on", "at", "by", "with", "plus", "minus", "equals",
-        "the", "a", "an", "it", "this", "we", "he", "she", "they", "if", "but", "as", "than",
-        "each", "left", "more", "less", "remaining", "total", "divided", "multiplied", "added",
-        "subtract", "subtracted", "gives", "get", "gets", "makes", "mod", "remainder",
-    }
-)  # fmt: skip
-# Unit abbreviations that may be glued to a number (``5kg``); any other glued letters make it
-# something else (``2x``, ``3rd``, ``10am``).
-_GLUED_UNITS = frozenset(
-    {"km", "kg", "cm", "mm", "ml", "lb", "lbs", "oz", "ft", "hr", "hrs", "min", "mins", "sec", "secs",
-     "mph", "kph", "mg", "gb", "mb", "kb", "yd", "yds", "mi", "sq", "pcs", "usd"}
-)  # fmt: skip
 # Unit conversions: a mismatch by exactly one of these factors is a conversion, not a slip.
 _CONVERSIONS = frozenset(
     Fraction(x) for x in (60, 3600, 24, 7, 12, 365, 52, 16, 3, 36, 5280, 1760, 1000, 100, 10, 1440, 30, 4)
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Tok:
-    kind: str
-    text: str
-    pos: int  # offset in the view
-    glued_left: bool  # no space between this token and the one before
-    value: str = ""  # for numerals: the TE literal (commas and spaces removed)
-    decimals: int = 0
-
-
-@dataclass(slots=True)
-class Side:
-    """One side of a claim: its TE text, where it is, and what the tolerance needs to know."""
-
-    te: str
-    start: int  # token index
-    end: int  # token index past the side
-    operators: int = 0
-    literal: Tok | None = None  # the side is one numeral (possibly a percent)
-    percent: bool = False
-    units: list[str] = field(default_factory=list)
-    decimal_literals: list[tuple[int, int, int]] = field(default_factory=list)  # (te start, end, decimals)
-    ambiguous: str | None = None
-    first_literal_te: str | None = None
 
 
 class Verdict:
@@ -139,387 +65,6 @@ class Claim:
     source: str = "prose"
 
 
-def _tokens(view: str) -> list[Tok]:
-    toks: list[Tok] = []
-    prev_end = -1
-    for m in _TOKEN.finditer(view):
-        kind = m.lastgroup or "other"
-        if kind == "ws":
-            prev_end = -1
-            continue
-        glued = m.start() == prev_end
-        prev_end = m.end()
-        text = m.group()
-        if kind == "num":
-            toks.append(Tok("num", text, m.start(), glued, text, len(text.partition(".")[2])))
-        else:
-            toks.append(Tok(kind, text, m.start(), glued))
-    return _merge_numerals(toks, view)
-
-
-def _merge_numerals(toks: list[Tok], view: str) -> list[Tok]:
-    """Thousands groups (``18,000``, ``18 000``, ``18\\,000``) become one numeral."""
-    out: list[Tok] = []
-    i = 0
-    n = len(toks)
-    while i < n:
-        t = toks[i]
-        if t.kind == "num" and "." not in t.text and len(t.text) <= 3 and not _after_numeral(out):
-            digits = t.text
-            j = i
-            last = t
-            while j + 1 < n:
-                nxt = toks[j + 1]
-                if (
-                    nxt.kind == "other"
-                    and nxt.text == ","
-                    and nxt.glued_left
-                    and j + 2 < n
-                    and toks[j + 2].kind == "num"
-                    and toks[j + 2].glued_left
-                    and len(toks[j + 2].text.partition(".")[0]) == 3
-                    and "." not in digits
-                ):
-                    last = toks[j + 2]
-                    digits += last.text
-                    j += 2
-                    continue
-                if (
-                    nxt.kind == "num"
-                    and not nxt.glued_left
-                    and len(nxt.text.partition(".")[0]) == 3
-                    and "." not in digits
-                    and _space_between(view, last, nxt)
-                    and not _fraction_follows(toks, j + 1)
-                ):
-                    last = nxt
-                    digits += nxt.text
-                    j += 1
-                    continue
-                break
-            if j > i:
-                out.append(Tok("num", view[t.pos : last.pos + len(last.text)], t.pos, t.glued_left, digits,
-                               len(digits.partition(".")[2])))  # fmt: skip
-                i = j + 1
-                continue
-        out.append(t)
-        i += 1
-    return out
-
-
-def _after_numeral(out: list[Tok]) -> bool:
-    """A numeral right after another numeral or a comma is part of a list, not a thousands group."""
-    return bool(out) and (out[-1].kind == "num" or out[-1].text == ",")
-
-
-def _space_between(view: str, a: Tok, b: Tok) -> bool:
-    gap = view[a.pos + len(a.text) : b.pos]
-    return gap in (" ", THIN)
-
-
-def _fraction_follows(toks: list[Tok], j: int) -> bool:
-    return j + 1 < len(toks) and toks[j + 1].text == "/" and toks[j + 1].glued_left
-
-
-def _is_identifier(t: Tok) -> bool:
-    """A token that names a mathematical object: a variable, a constant, a function, a command."""
-    if t.kind == "cmd":
-        return True
-    if t.kind == "word":
-        return len(t.text) == 1 or t.text.lower() in _FUNCTION_WORDS
-    return t.kind == "other" and t.text.isalpha()  # Greek and other letters
-
-
-def _unit_word(t: Tok) -> bool:
-    return (
-        t.kind == "word" and len(t.text) > 1 and t.text.lower() not in _STOP_WORDS and not _is_identifier(t)
-    )
-
-
-class _Reader:
-    """Recursive descent over the tokens of one step; builds the TE text of one side."""
-
-    def __init__(self, toks: list[Tok], names: Mapping[str, Fraction]) -> None:
-        self.toks = toks
-        self.n = len(toks)
-        self.names = names
-        self.i = 0
-        self.parts: list[str] = []
-        self.side = Side("", 0, 0)
-        self.depth = 0
-        self.numerals = 0
-        self.overrun = False
-
-    def peek(self, k: int = 0) -> Tok | None:
-        j = self.i + k
-        return self.toks[j] if j < self.n else None
-
-    def read_side(self, start: int) -> Side | None:
-        self.i = start
-        self.parts = []
-        self.side = Side("", start, start)
-        self.depth = 0
-        self.numerals = 0
-        self.overrun = False
-        try:
-            self.expr()
-        except _Overrun:
-            self.overrun = True
-            return None
-        except _NoSide:
-            return None
-        if self.i - start > MAX_SIDE_TOKENS:
-            self.overrun = True
-            return None
-        self.side.te = "".join(self.parts)
-        self.side.end = self.i
-        if self.side.operators or self.numerals != 1:
-            self.side.literal = None
-        return self.side
-
-    def expr(self) -> None:
-        terms = [self.term()]
-        while (t := self.peek()) is not None and t.kind == "op" and t.text in "+-":
-            self.i += 1
-            self.parts.append(t.text)
-            self.side.operators += 1
-            terms.append(self.term())
-        if len(terms) > 1 and any(terms) and not all(terms):
-            self.side.ambiguous = "a percent added to a plain number"
-
-    def term(self) -> bool:
-        """One product; returns whether it is a bare percent (for the additive check)."""
-        percent = self.unary()
-        while True:
-            t = self.peek()
-            if t is None:
-                return percent
-            if t.kind == "op" and t.text in ("*", "/"):
-                self.i += 1
-                self.parts.append(t.text)
-            elif t.kind == "word" and t.text in ("x", "X", "times") and self._operand_follows(1):
-                self.i += 1
-                self.parts.append("*")
-            elif t.kind == "word" and t.text == "of" and (percent or self._last_was_fraction()):
-                if not self._operand_follows(1):
-                    return percent
-                self.i += 1
-                self.parts.append("*")
-            elif t.kind == "op" and t.text == "(" and t.glued_left:
-                self.parts.append("*")  # 2(3 + 4), (1 + 2)(3 + 4)
-            else:
-                return percent
-            self.side.operators += 1
-            self.unary()
-            percent = False
-
-    def _last_was_fraction(self) -> bool:
-        return len(self.parts) >= 2 and self.parts[-2] == "/"
-
-    def _operand_follows(self, k: int) -> bool:
-        t = self.peek(k)
-        return t is not None and (t.kind in ("num", "cur") or t.text == "(")
-
-    def unary(self) -> bool:
-        if self.i - self.side.start > MAX_SIDE_TOKENS:
-            raise _Overrun()  # stop now: reading on would cost the whole run at every start
-        t = self.peek()
-        if t is not None and t.kind == "op" and t.text in "+-":
-            self.depth += 1
-            if self.depth > 50:
-                raise _Overrun()
-            self.i += 1
-            self.parts.append(t.text)
-            percent = self.unary()
-            self.depth -= 1
-            return percent
-        return self.power()
-
-    def power(self) -> bool:
-        percent = self.atom()
-        t = self.peek()
-        if t is not None and t.kind == "op" and t.text == "**":
-            self.i += 1
-            self.parts.append("**")
-            self.side.operators += 1
-            self.depth += 1
-            if self.depth > 50:
-                raise _Overrun()
-            self.unary()
-            self.depth -= 1
-            return False
-        return percent
-
-    def atom(self) -> bool:
-        t = self.peek()
-        if t is None:
-            raise _NoSide()
-        if t.kind == "cur":
-            nxt = self.peek(1)
-            if nxt is None or nxt.kind != "num":
-                raise _NoSide()
-            self.i += 1
-            t = nxt
-        if t.kind == "num":
-            return self.numeral(t)
-        if t.kind == "op" and t.text == "(":
-            self.depth += 1
-            if self.depth > 50:
-                raise _Overrun()
-            self.i += 1
-            self.parts.append("(")
-            self.expr()
-            close = self.peek()
-            if close is None or close.text != ")":
-                raise _NoSide()
-            self.i += 1
-            self.parts.append(")")
-            self.depth -= 1
-            self.units()
-            return False
-        if t.kind == "word" and t.text in self.names and not self._glued_to_word(t):
-            self.i += 1
-            value = self.names[t.text]
-            self.parts.append(f"({value.numerator}/{value.denominator})")
-            return False
-        if t.kind == "word" and t.text == "sqrt":
-            nxt = self.peek(1)
-            if nxt is not None and nxt.text == "(" and nxt.glued_left:
-                self.i += 1
-                self.parts.append("sqrt")
-                self.side.operators += 1
-                self.atom()
-                return False
-        raise _NoSide()
-
-    def _glued_to_word(self, t: Tok) -> bool:
-        nxt = self.peek(1)
-        return nxt is not None and nxt.glued_left and nxt.kind in ("word", "num", "cmd")
-
-    def numeral(self, t: Tok) -> bool:
-        nxt = self.peek(1)
-        glued = nxt is not None and nxt.glued_left and (nxt.kind in ("word", "cmd") or _is_identifier(nxt))
-        if glued and not (
-            nxt is not None and nxt.text.lower() in _GLUED_UNITS and not self._glued_to_digit(2)
-        ):
-            raise _NoSide()  # 2x, 3rd, 10am, 4\pi: not a plain number
-        if self.side.first_literal_te is None:
-            self.side.first_literal_te = t.value
-        self.i += 1
-        self.numerals += 1
-        mixed = self.mixed_fraction(t)
-        if mixed is not None:
-            self.parts.append(mixed)
-            self.numerals += 1  # not a single literal
-            self.units()
-            return False
-        te_start = sum(len(p) for p in self.parts)
-        text = t.value
-        percent = False
-        pct = self.peek()
-        if pct is not None and (pct.kind == "pct" or (pct.kind == "word" and pct.text.lower() == "percent")):
-            self.i += 1
-            percent = True
-            self.side.percent = True
-            text = f"({t.value}/100)"
-        self.parts.append(text)
-        if t.decimals:
-            self.side.decimal_literals.append((te_start, te_start + len(text), t.decimals))
-        self.side.literal = t
-        self.units()
-        return percent
-
-    def _glued_to_digit(self, k: int) -> bool:
-        t = self.peek(k)
-        return t is not None and t.glued_left and t.kind == "num"
-
-    def mixed_fraction(self, whole: Tok) -> str | None:
-        """``5 and 2/3`` or ``1 1/2`` (a proper fraction after a whole number)."""
-        k = 0
-        t = self.peek()
-        if t is not None and t.kind == "word" and t.text == "and":
-            k = 1
-        num, slash, den = self.peek(k), self.peek(k + 1), self.peek(k + 2)
-        if (
-            num is None
-            or slash is None
-            or den is None
-            or num.kind != "num"
-            or num.glued_left
-            or slash.text != "/"
-            or not slash.glued_left
-            or den.kind != "num"
-            or not den.glued_left
-            or "." in whole.value + num.value + den.value
-            or not 0 < int(num.value) < int(den.value)
-            or len(den.value) > 6
-        ):
-            return None
-        after = self.peek(k + 3)
-        if after is not None and (after.text in ("/", "**") or (after.kind == "num" and after.glued_left)):
-            return None
-        self.i += k + 3
-        return f"({whole.value}+{num.value}/{den.value})"
-
-    def units(self) -> None:
-        """Up to three unit words after a quantity (``2 books``, ``5 dollars per hour``), and a
-        bracketed note in words (``15 (light blue) + 45 (dark blue)``), which is not a unit."""
-        count = 0
-        while count < 3:
-            t = self.peek()
-            if t is None:
-                return
-            if t.text == "(" and not t.glued_left and self._annotation():
-                continue
-            if _unit_word(t) or (t.kind == "word" and t.text == "per" and count):
-                nxt = self.peek(1)
-                if nxt is not None and nxt.glued_left and nxt.kind in ("num", "op") and nxt.text != "/":
-                    return  # "km2", "m(": not a unit word
-                self.side.units.append(t.text.lower())
-                self.i += 1
-                count += 1
-                if (s := self.peek()) is not None and s.text == "/" and s.glued_left:
-                    w = self.peek(1)
-                    if w is not None and _unit_word(w) and w.glued_left:
-                        self.i += 2  # pounds/book
-                        self.side.units.append(w.text.lower())
-                continue
-            if t.text == "/" and t.glued_left and count == 0:
-                w = self.peek(1)
-                if w is not None and _unit_word(w) and w.glued_left:
-                    self.i += 2  # $5/hour
-                    self.side.units.append(w.text.lower())
-                    count += 1
-                    continue
-            return
-
-    def _annotation(self) -> bool:
-        """Skip ``( words )`` after a quantity: one to eight words, none a single letter or a
-        function name (``(x + 3)``, ``(n)`` and ``(sin)`` are not notes). Returns whether it did."""
-        k = 1
-        while k <= 9:
-            t = self.peek(k)
-            if t is None:
-                return False
-            if t.text == ")":
-                break
-            if t.kind != "word" or len(t.text) < 2 or t.text.lower() in _FUNCTION_WORDS:
-                return False
-            k += 1
-        if k == 1 or k > 9:
-            return False
-        self.i += k + 1
-        return True
-
-
-class _NoSide(Exception):
-    """The tokens here do not form a side."""
-
-
-class _Overrun(_NoSide):
-    """A side nested deeper than 50 or longer than MAX_SIDE_TOKENS: nothing inside it is read."""
-
-
 def _left_boundary_ok(toks: list[Tok], i: int) -> bool:
     """May a side start at token ``i``? Not after an operator, a variable, a number or a bracket
     that belongs to a larger expression, and not with a sign right after a word."""
@@ -540,7 +85,7 @@ def _left_boundary_ok(toks: list[Tok], i: int) -> bool:
         return not (prev.glued_left and before is not None and before.kind not in ("op", "eq", "ws"))
     if prev.kind == "eq":
         return True
-    if _is_identifier(prev):
+    if is_identifier(prev):
         return False
     if prev.kind == "word":
         return not (first.kind == "op" and first.text in "+-")
@@ -563,7 +108,7 @@ def _right_boundary_ok(toks: list[Tok], j: int) -> bool:
         return False
     if t.kind == "op":
         return t.text == ")"
-    if _is_identifier(t):
+    if is_identifier(t):
         return False
     if t.kind == "other":
         return t.text not in "!_|^[{'\u00b2\u00b3"
@@ -573,14 +118,14 @@ def _right_boundary_ok(toks: list[Tok], j: int) -> bool:
 def _approx_after_eq(toks: list[Tok], j: int) -> tuple[int, bool]:
     """Skip ``about`` / ``approximately`` after ``=``: returns (next index, declared)."""
     t = toks[j] if j < len(toks) else None
-    if t is not None and t.kind == "word" and t.text.lower() in _APPROX_WORDS:
+    if t is not None and t.kind == "word" and t.text.lower() in APPROX_WORDS:
         return j + 1, True
     return j, False
 
 
 def _chains(toks: list[Tok], names: Mapping[str, Fraction]) -> Iterator[list[tuple[Side, bool]]]:
     """Chains ``side (= side)+``; each side after the first carries whether its ``=`` was ``≈``."""
-    reader = _Reader(toks, names)
+    reader = SideReader(toks, names)
     i = 0
     n = len(toks)
     while i < n:
@@ -695,7 +240,7 @@ def find_claims(
     claims: list[Claim] = []
     text, annotations = _strip_annotations(text)
     view, where = math_view(text, blank_boxes)
-    toks = _tokens(view)
+    toks = tokens(view)
     for chain in _chains(toks, names):
         limits.checkpoint()
         values: list[Fraction | str] = []
@@ -737,10 +282,10 @@ def _strip_annotations(text: str) -> tuple[str, list[Claim]]:
     found: list[Claim] = []
 
     def blank(m: re.Match[str]) -> str:
-        lhs_toks = _tokens(m.group(1).replace("x", "*"))
-        rhs_toks = _tokens(m.group(2))
-        left = _Reader(lhs_toks, {}).read_side(0)
-        right = _Reader(rhs_toks, {}).read_side(0)
+        lhs_toks = tokens(m.group(1).replace("x", "*"))
+        rhs_toks = tokens(m.group(2))
+        left = SideReader(lhs_toks, {}).read_side(0)
+        right = SideReader(rhs_toks, {}).read_side(0)
         if (
             left is not None
             and right is not None

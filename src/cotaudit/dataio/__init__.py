@@ -39,6 +39,19 @@ from typing import IO, Any, NamedTuple
 
 from cotaudit.errors import InputError
 
+__all__ = [
+    "NO_FIELDS",
+    "STDIN",
+    "FieldMap",
+    "Records",
+    "current_fields",
+    "is_dataset_dir",
+    "is_item_source",
+    "open_records",
+    "sniff",
+    "using_fields",
+]
+
 StrPath = str | os.PathLike[str]
 STDIN = "-"
 STDIN_LABEL = "<stdin>"

@@ -10,3 +10,5 @@
 
 Engines never import front ends; front ends import engines and :mod:`cotaudit.llm`.
 """
+
+__all__: list[str] = []

@@ -7,3 +7,6 @@ TRL and verl need no library on cotaudit's side: :mod:`cotaudit.rewards` has the
 Every integration scores through :func:`cotaudit.rewards.score_completion`, so the trace is found
 in a completion, and "could not check" is kept apart from "wrong", the same way everywhere.
 """
+
+# The integrations import their framework when imported themselves; nothing is re-exported here.
+__all__: list[str] = []

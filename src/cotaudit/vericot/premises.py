@@ -1,7 +1,7 @@
 """Premises for one step (V-23 … V-27): the providers (input, pool, llm), the solver filter,
 the judge with its deterministic pre-checks, and the R3/R4 checks over KB ∪ P.
 
-:class:`PremiseStage` is mixed into :class:`~cotaudit.vericot.pipeline.TraceRun`; it holds no
+:class:`PremiseStage` is mixed into :class:`~cotaudit.vericot.tracerun.TraceRun`; it holds no
 state of its own.
 """
 

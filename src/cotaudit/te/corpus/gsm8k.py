@@ -40,10 +40,7 @@ written without currency units and ``meta["currency_dropped"]`` is true.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import random
-import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from decimal import Decimal
@@ -52,7 +49,6 @@ from pathlib import Path
 from typing import Any
 
 from cotaudit.te import ir
-from cotaudit.te.config import LintConfig
 from cotaudit.te.corpus.gsm8k_numbers import (
     NoNames,
     NotArithmetic,
@@ -65,12 +61,20 @@ from cotaudit.te.corpus.gsm8k_numbers import (
     result_tolerance,
     scan_question,
 )
+from cotaudit.te.corpus.gsm8k_write import (
+    CORPUS_STYLE,
+    Equation,
+    Given,
+    Solution,
+    Style,
+    clean_text,
+    write_trace,
+)
 from cotaudit.te.numeric import Value, fmt_fraction
 from cotaudit.te.unitcheck import DimensionError, UnitEnv, UnitT, known, unit_of
 from cotaudit.te.units import parse_unit
 
 META_SCHEMA = "cotaudit.te.gsm8k/1"
-MAX_STEP_CHARS = 200
 SKIP_REASONS: tuple[str, ...] = (
     "bad-item",
     "bad-final",
@@ -79,20 +83,6 @@ SKIP_REASONS: tuple[str, ...] = (
     "no-arithmetic",
     "answer-not-derived",
 )
-
-
-@dataclass(frozen=True)
-class Style:
-    """How a trace is written; ``checks`` and ``value_refs`` are seeded probabilities."""
-
-    checks: float = 0.5
-    value_refs: float = 0.25
-    currency_units: bool = True
-    steps: bool = True
-    seed: int = 0
-
-
-CORPUS_STYLE = Style()
 
 
 @dataclass(frozen=True)
@@ -129,40 +119,6 @@ class _Skip(Exception):
         self.detail = detail
 
 
-@dataclass(frozen=True, slots=True)
-class _Given:
-    name: str
-    text: str
-    value: Fraction
-    dollar: bool  # every occurrence in the question carries '$'
-    usd: bool  # the declaration gets [USD]
-
-
-@dataclass(frozen=True, slots=True)
-class _Equation:
-    index: int  # the k of e<k> and r<k>
-    rhs: ir.Node  # the LHS with numerals rewritten to q / r names
-    result: str  # the result as a TE numeral
-    value: Fraction  # exact value of the LHS
-    claimed: Fraction  # value of the result
-    approx: bool
-    source: str  # "annotation" | "prose"
-
-
-@dataclass(frozen=True, slots=True)
-class _Solution:
-    text: str  # the cleaned STEP text
-    equations: list[_Equation]
-
-
-_HEDGE = re.compile(LintConfig().hedge_regex().pattern + r",?")  # "Actually, she" → "she"
-_FROM_WORD = re.compile(r"\bfrom\b")
-# A trailing bare or parenthesised `from a, b` clause, as TE-10 reads one.
-# Linear: the optional ")" and "." carry their own trailing whitespace (``\s*\)?\s*\.?\s*``
-# backtracks cubically on a long run of spaces).
-_FROM_CLAUSE = re.compile(r"from\s+[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*\s*(?:\)\s*)?(?:\.\s*)?", re.ASCII)
-
-
 # --- public API ----------------------------------------------------------------------------
 
 
@@ -188,7 +144,7 @@ def gsm8k_to_te(item: Mapping[str, str], style: Style = CORPUS_STYLE) -> Convert
     meta["currency_dropped"] = any(g.usd for g in givens) and _dimension_error(givens, equations)
     if meta["currency_dropped"]:
         givens = [replace(g, usd=False) for g in givens]
-    trace, written = _write(question, answer, style, givens, solutions, answer_eq)
+    trace, written = write_trace(question, answer, style, givens, solutions, answer_eq)
     return Converted(trace, None, {**meta, **written})
 
 
@@ -235,7 +191,7 @@ def _final_answer(text: str) -> Fraction:
         raise _Skip("bad-final", f"final answer {text.strip()[:40]!r}") from None
 
 
-def _givens(question: str, style: Style) -> list[_Given]:
+def _givens(question: str, style: Style) -> list[Given]:
     """One GIVEN per distinct value, in order of first appearance (TE-50.2)."""
     first: dict[Fraction, str] = {}
     dollar: dict[Fraction, bool] = {}
@@ -243,16 +199,16 @@ def _givens(question: str, style: Style) -> list[_Given]:
         first.setdefault(mention.value, mention.text)
         dollar[mention.value] = dollar.get(mention.value, True) and mention.dollar
     return [
-        _Given(f"q{k}", text, value, dollar[value], dollar[value] and style.currency_units)
+        Given(f"q{k}", text, value, dollar[value], dollar[value] and style.currency_units)
         for k, (value, text) in enumerate(first.items(), start=1)
     ]
 
 
-def _solutions(solution: str, givens: list[_Given]) -> list[_Solution]:
+def _solutions(solution: str, givens: list[Given]) -> list[Solution]:
     """Solution lines with their equations, numerals rewritten by value (TE-50.3–4)."""
     by_value = {g.value: g.name for g in givens}
     results: list[tuple[Fraction, int]] = []  # (exact value, k) of every EQ so far
-    out: list[_Solution] = []
+    out: list[Solution] = []
     for line in solution.split("\n"):
         if not line.strip():
             continue
@@ -265,12 +221,12 @@ def _solutions(solution: str, givens: list[_Given]) -> list[_Solution]:
             raw.append((normalise_lhs(lhs), numeral_text(result.strip()), "annotation"))
         if not annotations:
             raw = [(eq.lhs, eq.result, "prose") for eq in bare_equations(line)]
-        equations: list[_Equation] = []
+        equations: list[Equation] = []
         for lhs, result, source in raw:
             eq = _equation(lhs, result, source, len(results) + 1, by_value, results)
             equations.append(eq)
             results.append((eq.value, eq.index))
-        out.append(_Solution(_clean_text(prose), equations))
+        out.append(Solution(clean_text(prose), equations))
     return out
 
 
@@ -296,7 +252,7 @@ def _equation(
     index: int,
     by_value: Mapping[Fraction, str],
     results: list[tuple[Fraction, int]],
-) -> _Equation:
+) -> Equation:
     where = f"{lhs}={result}"
     try:
         node = arithmetic(lhs)
@@ -311,7 +267,7 @@ def _equation(
         # and the same half-unit tolerance.
         result = format(Decimal(result[:-1]).scaleb(-2), "f")
     rhs = _rewrite(node, by_value, results)
-    return _Equation(index, rhs, result, value, claimed, value != claimed, source)
+    return Equation(index, rhs, result, value, claimed, value != claimed, source)
 
 
 def _rewrite(node: ir.Node, by_value: Mapping[Fraction, str], results: list[tuple[Fraction, int]]) -> ir.Node:
@@ -330,14 +286,14 @@ def _rewrite(node: ir.Node, by_value: Mapping[Fraction, str], results: list[tupl
     return node
 
 
-def _answer_equation(equations: list[_Equation], gold: Fraction) -> _Equation:
+def _answer_equation(equations: list[Equation], gold: Fraction) -> Equation:
     for eq in reversed(equations):
         if gold in (eq.claimed, eq.value):
             return eq
     raise _Skip("answer-not-derived", f"no EQ value equals {fmt_fraction(gold)}")
 
 
-def _dimension_error(givens: list[_Given], equations: list[_Equation]) -> bool:
+def _dimension_error(givens: list[Given], equations: list[Equation]) -> bool:
     """Would the ``[USD]`` declarations make some EQ mix units (TE_E009)? See the module doc."""
     usd = parse_unit("USD")
     units: dict[str, UnitT] = {g.name: usd if g.usd else None for g in givens}
@@ -364,144 +320,14 @@ def _dimension_error(givens: list[_Given], equations: list[_Equation]) -> bool:
     return False
 
 
-# --- step 5: STEP text ---------------------------------------------------------------------
-
-
-def _clean_text(text: str) -> str:
-    """Delete hedge tokens, collapse whitespace, cut to ≤ 200 characters at a word boundary."""
-    text, hedges = _HEDGE.subn(" ", text)
-    text = " ".join(text.split())
-    if hedges:  # "Actually, wait: he has" would otherwise leave ": he has"
-        text = text.lstrip(",;: ")
-    if len(text) > MAX_STEP_CHARS:
-        head = text[: MAX_STEP_CHARS + 1]
-        space = head.rfind(" ")
-        text = (head[:space] if space > 0 else text[:MAX_STEP_CHARS]).rstrip()
-    return text
-
-
-def _defuse_from(text: str) -> str:
-    """Prose that ends like a ``from X`` clause would cite an undefined X: say ``out of``."""
-    while True:
-        starts = [m.start() for m in _FROM_WORD.finditer(text)]
-        if not starts or _FROM_CLAUSE.fullmatch(text, starts[-1]) is None:
-            return text
-        text = text[: starts[-1]] + "out of" + text[starts[-1] + len("from") :]
-
-
-# --- steps 5–8: writing the trace ----------------------------------------------------------
-
-
-def _rng(style: Style, knob: str, question: str, answer: str) -> random.Random:
-    key = f"{style.seed}\x00{knob}\x00{question}\x00{answer}".encode()
-    return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
-
-
-def _with_value_refs(node: ir.Node, rng: random.Random, p: float) -> ir.Node:
-    """One draw per ``r<j>`` reference, left to right; a hit writes ``e<j>.value`` instead."""
-    if isinstance(node, ir.Name):
-        if node.id.startswith("r") and rng.random() < p:
-            return ir.Attr("e" + node.id[1:], "value", node.pos)
-        return node
-    if isinstance(node, ir.BinOp):
-        left = _with_value_refs(node.left, rng, p)
-        return ir.BinOp(node.op, left, _with_value_refs(node.right, rng, p), node.pos)
-    if isinstance(node, ir.Unary):
-        return ir.Unary(node.op, _with_value_refs(node.operand, rng, p), node.pos)
-    return node
-
-
-def _references(node: ir.Node) -> list[str]:
-    """The q/r names and the ``e<j>`` of ``e<j>.value`` in an expression, left to right."""
-    if isinstance(node, ir.Name | ir.Attr):
-        return [node.id]
-    return [name for child in ir.children(node) for name in _references(child)]
-
-
-def _cited(rhs_nodes: list[ir.Node], first_eq: int) -> list[str]:
-    """The ``(from …)`` list: GIVEN names and IDs of EQs before this line, in order of use."""
-    cited: list[str] = []
-    for node in rhs_nodes:
-        for ref in _references(node):
-            name = ref if ref.startswith("q") else "e" + ref[1:]
-            if (ref.startswith("q") or int(ref[1:]) < first_eq) and name not in cited:
-                cited.append(name)
-    return cited
-
-
-def _write(
-    question: str,
-    answer: str,
-    style: Style,
-    givens: list[_Given],
-    solutions: list[_Solution],
-    answer_eq: _Equation,
-) -> tuple[str, dict[str, Any]]:
-    checks_rng = _rng(style, "checks", question, answer)
-    refs_rng = _rng(style, "value_refs", question, answer)
-    lines = ["GIVEN:"]
-    meta_givens: list[dict[str, Any]] = []
-    for g in givens:
-        lines.append(f"  {g.name} := {g.text}" + (" [USD]" if g.usd else ""))
-        value = fmt_fraction(g.value)
-        meta_givens.append(
-            {"name": g.name, "line": len(lines), "text": g.text, "value": value, "dollar": g.dollar}
-        )
-    answer_name = f"r{answer_eq.index}"
-    lines.append(f"GOAL: {answer_name}")
-    goal_line = len(lines)
-    meta_eqs: list[dict[str, Any]] = []
-    meta_steps: list[dict[str, Any]] = []
-    meta_checks: list[dict[str, Any]] = []
-    for sol in solutions:
-        rhs_nodes = [_with_value_refs(eq.rhs, refs_rng, style.value_refs) for eq in sol.equations]
-        if style.steps and sol.text:
-            cited = _cited(rhs_nodes, sol.equations[0].index) if sol.equations else []
-            text = f"{sol.text} (from {', '.join(cited)})" if cited else _defuse_from(sol.text)
-            step_id = f"s{len(meta_steps) + 1}"
-            lines.append(f"STEP[{step_id}]: {text}")
-            meta_steps.append({"id": step_id, "line": len(lines), "refs": cited})
-        for eq, rhs in zip(sol.equations, rhs_nodes, strict=True):
-            rhs_text = ir.render(rhs)
-            lines.append(f"EQ[e{eq.index}]: r{eq.index} = {rhs_text} {'≈' if eq.approx else '='} {eq.result}")
-            refs = _references(rhs)
-            meta_eqs.append(
-                {
-                    "id": f"e{eq.index}",
-                    "line": len(lines),
-                    "target": f"r{eq.index}",
-                    "rhs": rhs_text,
-                    "result": eq.result,
-                    "value": fmt_fraction(eq.value),
-                    "claimed": fmt_fraction(eq.claimed),
-                    "approx": eq.approx,
-                    "source": eq.source,
-                    "names": _dedupe(r for r in refs if r[0] in "qr"),
-                    "value_refs": _dedupe(r for r in refs if r[0] == "e"),
-                    "uses": _dedupe(r if r[0] in "qr" else "r" + r[1:] for r in refs),
-                }
-            )
-            if checks_rng.random() < style.checks:
-                lines.append(f"CHECK[c{eq.index}]: arith: e{eq.index}.value == {eq.result}")
-                meta_checks.append({"id": f"c{eq.index}", "line": len(lines), "eq": f"e{eq.index}"})
-    lines.append(f"ANS: {answer_name}")
-    values = {g.name: fmt_fraction(g.value) for g in givens}
-    values.update({f"r{e.index}": fmt_fraction(e.value) for sol in solutions for e in sol.equations})
-    meta: dict[str, Any] = {
-        "values": values,
-        "units": {g.name: "USD" for g in givens if g.usd},
-        "givens": meta_givens,
-        "eqs": meta_eqs,
-        "eq_lines": {e["id"]: e["line"] for e in meta_eqs},
-        "steps": meta_steps,
-        "checks": meta_checks,
-        "goal_line": goal_line,
-        "ans_line": len(lines),
-        "answer_name": answer_name,
-        "answer_eq": f"e{answer_eq.index}",
-    }
-    return "\n".join(lines) + "\n", meta
-
-
-def _dedupe(names: Iterable[str]) -> list[str]:
-    return list(dict.fromkeys(names))
+__all__ = [
+    "CORPUS_STYLE",
+    "META_SCHEMA",
+    "SKIP_REASONS",
+    "ConversionSummary",
+    "Converted",
+    "Style",
+    "convert_jsonl",
+    "gsm8k_to_te",
+    "summarise",
+]
