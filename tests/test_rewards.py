@@ -35,7 +35,8 @@ def _report(verdict: str, engine: str = "te", score: float | None = None) -> Rep
 
 
 def test_shaping_table() -> None:
-    assert [reward_for(_report(v)) for v in ("pass", "fail", "abstain", "invalid")] == [1.0, 0.0, 0.0, 0.0]
+    # "could not check" (abstain) is None by default, never the 0.0 of a wrong trace (issue 17)
+    assert [reward_for(_report(v)) for v in ("pass", "fail", "abstain", "invalid")] == [1.0, 0.0, None, 0.0]
     assert reward_for(_report("pass", "type6", 3.5)) == pytest.approx(0.7)
     assert reward_for(_report("pass", "type6", 7.0)) == 1.0  # clamped
     assert reward_for(_report("fail", "type6", 3.5)) == 0.0

@@ -31,7 +31,9 @@ from cotaudit.inputs import (
     RECORD_ENGINES,
     InputItem,
     decode_utf8,
+    is_record_source,
     load_inputs,
+    load_records,
     parse_jsonl_items,
     parse_jsonl_line,
     read_input,
@@ -254,9 +256,12 @@ def _audit_files(paths: Iterable[StrPath]) -> tuple[list[tuple[Path, str]], list
     seen: set[str] = set()
     for given in paths:
         root = Path(given)
+        if str(given) == "-":  # items on standard input (cotaudit.dataio)
+            picked.append((root, ""))
+            continue
         if not root.exists():
             raise InputError(path_label(given), "no such file or directory")
-        explicit = not root.is_dir()
+        explicit = not root.is_dir() or is_record_source(root)
         candidates = [root] if explicit else list(_walk(root))
         for cand in candidates:
             if isinstance(cand, SkippedFile):
@@ -267,7 +272,7 @@ def _audit_files(paths: Iterable[StrPath]) -> tuple[list[tuple[Path, str]], list
                 continue
             seen.add(key)
             label = path_label(cand)
-            if is_jsonl(cand):
+            if is_jsonl(cand) or (explicit and is_record_source(cand)):
                 if explicit:
                     picked.append((cand, ""))
                 else:
@@ -355,9 +360,11 @@ __all__ = [
     "get_engine",
     "invalid_report",
     "is_jsonl",
+    "is_record_source",
     "item_id_for",
     "iter_reports",
     "load_inputs",
+    "load_records",
     "parse_jsonl_items",
     "parse_jsonl_line",
     "path_label",

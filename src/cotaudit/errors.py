@@ -22,6 +22,11 @@ _EXTRAS: dict[str, str] = {
     "fastapi": "service",
     "uvicorn": "service",
     "ray": "ray",
+    "pyarrow": "data",
+    "pandas": "data",
+    "datasets": "data",
+    "inspect_ai": "inspect",
+    "verifiers": "verifiers",
 }
 # Import names whose PyPI distribution is spelled differently.
 _DISTRIBUTIONS: dict[str, str] = {"z3": "z3-solver"}

@@ -76,6 +76,8 @@ def load_inputs(path: StrPath, engine: str | None = None) -> list[InputItem]:
     """
     if engine is not None:
         engine_spec(engine)
+    if is_record_source(path):
+        return load_records(path, engine)
     _check_readable(path)
     if is_jsonl(path):
         return parse_jsonl_items(read_input(path), path=path_label(path), engine=engine)
@@ -83,6 +85,32 @@ def load_inputs(path: StrPath, engine: str | None = None) -> list[InputItem]:
     get_engine(name)  # fail before reading the bytes if the engine cannot run
     text = read_input(path)
     return [InputItem(engine=name, text=text, path=path_label(path), item_id=item_id_for(path))]
+
+
+def is_record_source(path: StrPath) -> bool:
+    """A data file other than plain JSONL (``.jsonl.gz``, Parquet, a saved dataset, stdin), or
+    JSONL read through a field map: :mod:`cotaudit.dataio` reads those."""
+    from cotaudit import dataio  # deferred: not on the start-up path
+
+    return dataio.is_item_source(path) or (is_jsonl(path) and not dataio.current_fields().identity)
+
+
+def load_records(path: StrPath, engine: str | None = None) -> list[InputItem]:
+    """The items of a data file read by :mod:`cotaudit.dataio` (``-``: standard input), with the
+    field map in force; each record becomes an item exactly as a JSONL line does."""
+    from cotaudit import dataio
+
+    with dataio.open_records(path) as records:
+        items = []
+        for n, raw in records.lines():
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                error = f"line {n}: not UTF-8 text (offset {exc.start})"
+                items.append(InputItem(engine or "unknown", "", records.label, f"line-{n}", error))
+                continue
+            items.append(parse_jsonl_line(line, n, path=records.label, engine=engine))
+        return items
 
 
 def parse_jsonl_items(text: str, *, path: str | None, engine: str | None = None) -> list[InputItem]:

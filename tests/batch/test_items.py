@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cotaudit import api
-from cotaudit.batch import items as batch_items
+from cotaudit import api, dataio
 from cotaudit.batch.items import count_items, iter_items
 from cotaudit.errors import InputError, UnknownEngine
 
@@ -56,7 +55,7 @@ def test_count_items_counts_non_blank_lines(tmp_path: Path) -> None:
 def test_chunk_boundaries_do_not_split_items(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = _write(tmp_path / "items.jsonl", extra='{"id": "last", "engine": "fake", "text": "ü"}')
     whole = list(iter_items(path))
-    monkeypatch.setattr(batch_items, "CHUNK", 7)
+    monkeypatch.setattr(dataio, "CHUNK", 7)  # the reader batch uses (cotaudit.dataio)
     assert list(iter_items(path)) == whole
     assert count_items(path) == len(whole)
     assert whole[-1].item_id == "last" and whole[-1].text == "ü"

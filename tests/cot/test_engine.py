@@ -199,7 +199,8 @@ def test_step_rewards_beside_the_trace_reward() -> None:
     assert per_step == [1.0, 1.0, 0.0, 1.0] and trace == 0.0
     per_step, trace = step_rewards((EXAMPLES / "bakery.txt").read_text())
     assert per_step == [1.0] * 4 and trace == 1.0
-    assert step_rewards("Just words.\nMore words.") == ([0.5, 0.5], 0.0)
+    # nothing checkable: every step unchecked (0.5), and the trace could not be checked (None)
+    assert step_rewards("Just words.\nMore words.") == ([0.5, 0.5], None)
 
 
 def test_html_marks_each_step(tmp_path: Path) -> None:

@@ -95,7 +95,8 @@ def test_reward_shapes_verdicts(client: httpx.Client) -> None:
     good = SLIP.replace("= 8\n", "= 9\n").replace("== 8", "== 9").replace("= 16 [USD]", "= 18 [USD]")
     body: dict[str, Any] = {"completions": [SLIP, [{"role": "assistant", "content": good}], "garbage"]}
     answer = client.post("/v1/reward", json=body).json()
-    assert answer == {"rewards": [0.0, 1.0, 0.0], "verdicts": ["fail", "pass", "fail"]}
+    # "garbage" holds no trace: invalid (invalid_reward), as in-process rewards say (issue 17)
+    assert answer == {"rewards": [0.0, 1.0, 0.0], "verdicts": ["fail", "pass", "invalid"]}
     graded = client.post("/v1/reward", json={"completions": [MEMORIES], "engine": "type6"}).json()
     assert 0.0 <= graded["rewards"][0] <= 1.0
     abstain = client.post(

@@ -111,8 +111,16 @@ def test_inject_and_labels_take_a_split_or_a_file(capsys: pytest.CaptureFixture[
 def test_formalize_writes_traces(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     out = tmp_path / "f.jsonl"
     assert _run(capsys, "vericot", "formalize", "prontoqa", "--mode", "chain", "-o", str(out))[0] == 0
-    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    items = [json.loads(line) for line in out.read_text().splitlines()]
+    # items, as check and batch read them (issue 17); the trace is the item's text
+    assert {(i["engine"], i["id"] == json.loads(i["text"])["id"]) for i in items} == {("vericot", True)}
+    rows = [json.loads(i["text"]) for i in items]
     assert len(rows) == 500 and rows[0]["formalization"]["premises"][0]["use"] == "pool"
+    bare = tmp_path / "bare.jsonl"
+    assert (
+        _run(capsys, "vericot", "formalize", "prontoqa", "--mode", "chain", "--bare", "-o", str(bare))[0] == 0
+    )
+    assert [json.loads(line) for line in bare.read_text().splitlines()] == rows
 
 
 @needs_data("folio")

@@ -1,9 +1,11 @@
-"""Batch input: a JSONL file read one line at a time, so a file of millions of items streams.
+"""Batch input: items read one record at a time, so a file of millions of items streams.
 
-Each non-blank line is ``{"id": ..., "engine": ..., "text": ...}`` — the same rules as
+Each record is ``{"id": ..., "engine": ..., "text": ...}`` — the same rules as
 ``cotaudit check items.jsonl`` (:func:`cotaudit.api.parse_jsonl_items`): a missing ``id`` is
-``line-N``, ``--engine`` fills a missing ``engine``, and a line that is not such an object
-becomes an item carrying an ``error`` (reported ``invalid``), never a stopped run.
+``line-N``, ``--engine`` fills a missing ``engine``, and a record that is not such an object
+becomes an item carrying an ``error`` (reported ``invalid``), never a stopped run. Records come
+from :mod:`cotaudit.dataio`: JSONL, gzip-compressed JSONL, Parquet, a saved Hugging Face
+dataset or standard input, with a :class:`~cotaudit.dataio.FieldMap` for other column names.
 
 Resume works by id, so ids must be unique: a repeated id keeps its first line, and every later
 line with that id becomes an ``invalid`` item named ``<id>@line-N`` that says so.
@@ -13,41 +15,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
 from cotaudit import api
-from cotaudit.errors import EngineUnavailable, InputError, UnknownEngine
-
-CHUNK = 1 << 20
-
-
-def _label(path: str | os.PathLike[str]) -> str:
-    return Path(path).as_posix()
+from cotaudit.dataio import FieldMap, Records, open_records
+from cotaudit.errors import EngineUnavailable, UnknownEngine
 
 
-def count_items(path: str | os.PathLike[str]) -> int:
-    """Non-blank lines of ``path`` (for progress and ETA), read in 1 MiB chunks."""
-    count = 0
-    pending = b""
-    with _open(path) as fh:
-        while chunk := fh.read(CHUNK):
-            lines = (pending + chunk).split(b"\n")
-            pending = lines.pop()
-            count += sum(1 for line in lines if line.strip())
-    return count + (1 if pending.strip() else 0)
-
-
-def _open(path: str | os.PathLike[str]) -> Any:
-    p = Path(path)
-    if p.is_dir():
-        raise InputError(_label(path), "is a directory")
-    try:
-        return p.open("rb")
-    except FileNotFoundError:
-        raise InputError(_label(path), "no such file") from None
-    except OSError as exc:
-        raise InputError(_label(path), f"cannot read ({exc.strerror or type(exc).__name__})") from None
+def count_items(path: str | os.PathLike[str], fields: FieldMap | None = None) -> int:
+    """Records of ``path`` (for progress and ETA), streamed."""
+    with open_records(path, fields) as records:
+        return records.count()
 
 
 class _EngineCheck:
@@ -83,28 +60,24 @@ def parse_line(
     return api.parse_jsonl_line(text, lineno, path=path, engine=engine, engine_problem=engines.problem)
 
 
-def iter_items(path: str | os.PathLike[str], engine: str | None = None) -> Iterator[api.InputItem]:
-    """The items of a JSONL file in file order, ids made unique (see the module docstring)."""
+def iter_items(
+    path: str | os.PathLike[str], engine: str | None = None, fields: FieldMap | None = None
+) -> Iterator[api.InputItem]:
+    """The items of ``path`` in file order, ids made unique (see the module docstring)."""
     if engine is not None:
         api.engine_spec(engine)
-    label = _label(path)
+    with open_records(path, fields) as records:
+        yield from items_of(records, engine)
+
+
+def items_of(records: Records, engine: str | None = None) -> Iterator[api.InputItem]:
+    """The items of an open source, in order, ids made unique (a source can be read again:
+    count it first, then read it here)."""
     engines = _EngineCheck()
     first_line: dict[str, int] = {}
-    pending = b""
-    lineno = 0
-    with _open(path) as fh:
-        while True:
-            chunk = fh.read(CHUNK)
-            lines = (pending + chunk).split(b"\n")
-            pending = lines.pop() if chunk else b""
-            for raw in lines:
-                lineno += 1
-                if not raw.strip():
-                    continue
-                item = parse_line(raw, lineno, path=label, engine=engine, engines=engines)
-                yield _unique(item, lineno, first_line)
-            if not chunk:
-                return
+    for lineno, raw in records.lines():
+        item = parse_line(raw, lineno, path=records.label, engine=engine, engines=engines)
+        yield _unique(item, lineno, first_line)
 
 
 def _unique(item: api.InputItem, lineno: int, first_line: dict[str, int]) -> api.InputItem:

@@ -19,9 +19,10 @@ from typing import Any, NamedTuple, Protocol, TextIO
 
 import cotaudit.progress as shared_progress
 from cotaudit import __version__, api
-from cotaudit.batch.items import count_items, iter_items
+from cotaudit.batch.items import items_of
 from cotaudit.batch.jobs import Payload
 from cotaudit.batch.progress import Progress
+from cotaudit.dataio import FieldMap, open_records
 from cotaudit.errors import InputError, UsageError
 from cotaudit.limits import Limits
 from cotaudit.report import RunLogWriter
@@ -57,6 +58,7 @@ class BatchOptions(NamedTuple):
     resume: bool = False
     timing: bool = True
     limits: Limits = DEFAULT_LIMITS
+    fields: FieldMap | None = None  # other column names for text, id and engine (cotaudit.dataio)
 
 
 class BatchResult(NamedTuple):
@@ -106,6 +108,8 @@ def _config(options: BatchOptions) -> dict[str, Any]:
         "time_limit": options.limits.wall_s,
         "memory_limit": options.limits.memory_mb,
         "timing": options.timing,
+        # only when set, so logs of runs without a field map read as before
+        **({"fields": options.fields.to_dict()} if options.fields and not options.fields.identity else {}),
     }
 
 
@@ -195,6 +199,11 @@ def _prepare_output(options: BatchOptions) -> tuple[set[str], Counter[str]]:
                 f"{out.as_posix()} was written {_setting(key, had[key])}, not {_setting(key, want[key])}; "
                 f"resume with the same {name}"
             )
+    if had.get("fields", {}) != want.get("fields", {}):
+        raise UsageError(
+            f"{out.as_posix()} was written with the field map {had.get('fields', {})}, not "
+            f"{want.get('fields', {})}; resume with the same --text-field, --id-field and --engine-field"
+        )
     return ids, verdicts
 
 
@@ -213,9 +222,12 @@ def run_batch(
     """
     if options.workers < 1:
         raise UsageError(f"--workers must be at least 1, got {options.workers}")
-    total = count_items(options.input)
+    if options.engine is not None:
+        api.engine_spec(options.engine)  # before anything is read or written
+    records = open_records(options.input, options.fields)  # standard input is spooled here
+    total = records.count()
     done_ids, done_verdicts = _prepare_output(options)
-    items = iter_items(options.input, options.engine)
+    items = items_of(records, options.engine)
     runner = backend or make_backend(options, preload)
     progress = Progress(total, resumed=len(done_ids), stream=stream, live=live)
     start = time.monotonic()
@@ -245,6 +257,7 @@ def run_batch(
         finally:
             writer.close()
     finally:
+        records.close()
         if backend is None:
             runner.close()
         if ended:

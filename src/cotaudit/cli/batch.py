@@ -11,6 +11,7 @@ import sys
 from typing import Any
 
 from cotaudit import api
+from cotaudit.cli.fields import FORMATS_HELP, add_field_options, fields_from_args
 from cotaudit.cli.limits import add_limit_options, limits_from_args
 from cotaudit.cli.select import add_config_options
 from cotaudit.errors import UsageError
@@ -30,7 +31,7 @@ def add_command(sub: argparse._SubParsersAction[Any]) -> None:
         description="Check every item of IN.jsonl ({id, engine, text} per line) and write the R-2 run "
         "log to OUT.jsonl, one report per line in input order. Stopped runs continue with --resume.",
     )
-    p.add_argument("input", metavar="IN.jsonl")
+    p.add_argument("input", metavar="IN.jsonl", help=f"the items: {FORMATS_HELP}")
     p.add_argument("-o", "--output", metavar="OUT.jsonl", required=True, help="the run log to write")
     p.add_argument("--engine", choices=engines, help="engine for items without an 'engine' field")
     p.add_argument("--workers", type=int, default=1, metavar="N", help="worker processes (default 1)")
@@ -49,6 +50,7 @@ def add_command(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--resume", action="store_true", help="continue OUT.jsonl, skipping ids already in it")
     p.add_argument("--no-timing", action="store_true", help="leave out timing_ms (byte-identical output)")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary line")
+    add_field_options(p)
     p.set_defaults(handler=_cmd_batch)
 
 
@@ -73,6 +75,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         resume=args.resume,
         timing=not args.no_timing,
         limits=limits_from_args(args),
+        fields=fields_from_args(args),
     )
     preload = (args.engine,) if args.engine else tuple(s.name for s in api.engines() if s.implemented)
     stream = None if args.quiet else sys.stderr

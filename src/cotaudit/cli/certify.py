@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from cotaudit.cli.certify_eval import add_eval_certify, cmd_replay_h5
+from cotaudit.cli.certify_serve import add_serving_commands
 from cotaudit.cli.io import emit, write_file
 from cotaudit.cli.io import read_text as _read
 from cotaudit.errors import InputError, UsageError
@@ -49,6 +50,8 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--space", choices=("yesno", "tfu", "numeric"))
     p.add_argument("--json", action="store_true", help="print the result and certificate as JSON")
     p.set_defaults(handler=_cmd_query)
+
+    add_serving_commands(subparsers)  # derive (the gate's derived mode), ask (LLM grounder)
 
     p = subparsers.add_parser("erase", help="erase a kernel unit (evicts dependent cache entries)")
     _db(p)

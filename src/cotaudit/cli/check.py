@@ -20,6 +20,7 @@ from typing import Any
 
 from cotaudit import __version__, api
 from cotaudit.cli.config import apply_config
+from cotaudit.cli.fields import add_field_options, with_fields
 from cotaudit.cli.io import emit
 from cotaudit.cli.limits import add_limit_options, engine_limits, limits_from_args
 from cotaudit.cli.options import output_of
@@ -53,18 +54,20 @@ def add_check_command(sub: argparse._SubParsersAction[Any]) -> None:
     check = sub.add_parser("check", help="check traces and print their reports")
     check.add_argument("--engine", choices=engines, help="engine to use (default: from the file extension)")
     check.add_argument("--format", choices=("text", "json", "jsonl", "sarif", "html"), default="text")
+    add_field_options(check)
     check.add_argument("-o", "--output", metavar="OUT", help="write the output to OUT instead of stdout")
     check.add_argument("--no-timing", action="store_true", help="leave out timing_ms (byte-identical output)")
     add_limit_options(check)
     add_selection_options(check)
     check.add_argument("paths", nargs="+", metavar="PATH", help="trace file, .jsonl file, or - (stdin)")
-    check.set_defaults(handler=_cmd_check)
+    check.set_defaults(handler=with_fields(_cmd_check))
 
 
 def add_audit_command(sub: argparse._SubParsersAction[Any]) -> None:
     """Register ``cotaudit audit [--strict] [--html-dir DIR] PATH...``."""
     audit = sub.add_parser("audit", help="check every supported file under PATHs and print a summary")
     audit.add_argument("--format", choices=("text", "json"), default="text")
+    add_field_options(audit)
     audit.add_argument("-o", "--output", metavar="OUT", help="write the output to OUT instead of stdout")
     audit.add_argument("--no-timing", action="store_true", help="leave out timings (byte-identical output)")
     audit.add_argument(
@@ -82,7 +85,7 @@ def add_audit_command(sub: argparse._SubParsersAction[Any]) -> None:
     add_limit_options(audit)
     add_selection_options(audit)
     audit.add_argument("paths", nargs="+", metavar="PATH", help="file or directory")
-    audit.set_defaults(handler=_cmd_audit)
+    audit.set_defaults(handler=with_fields(_cmd_audit))
 
 
 # --------------------------------------------------------------------------- check

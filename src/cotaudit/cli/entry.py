@@ -39,6 +39,7 @@ from cotaudit.cli import (
     vericot,
 )
 from cotaudit.cli import eval as eval_command
+from cotaudit.cli import export as export_command
 from cotaudit.cli.check import EXIT_FINDINGS, EXIT_OK, exit_code
 from cotaudit.cli.color import use_color
 from cotaudit.cli.io import closed_pipe
@@ -88,7 +89,7 @@ ENGINE_GROUPS: tuple[tuple[str, Register], ...] = (
     ("certify", certify.add_commands),
 )
 # After the engine groups: ``cotaudit eval <engine>``.
-LAST_COMMANDS: tuple[Register, ...] = (eval_command.add_command,)
+LAST_COMMANDS: tuple[Register, ...] = (eval_command.add_command, export_command.add_command)
 
 
 def _cmd_group_help(group: str, tools: Sequence[str]) -> Handler:

@@ -68,7 +68,10 @@ def add_commands(subparsers: Any) -> None:
     np_.add_argument("-o", "--output", metavar="OUT")
     np_.set_defaults(handler=_cmd_np)
 
-    extract = subparsers.add_parser("extract", help="cut the TE trace out of a raw model completion")
+    extract = subparsers.add_parser(
+        "extract",
+        help="cut the TE trace out of a raw model completion (text, or a JSON list of chat messages)",
+    )
     extract.add_argument("path", metavar="RAW.txt")
     extract.add_argument("-o", "--output", metavar="OUT")
     extract.set_defaults(handler=_cmd_extract)
@@ -176,14 +179,16 @@ def _cmd_np(args: argparse.Namespace) -> int:
 
 
 def _cmd_extract(args: argparse.Namespace) -> int:
-    from cotaudit.te.grammar import extract_trace
+    # The same extraction as the RL rewards and the inspect/verifiers scorers: a JSON list of
+    # chat messages, a reasoning block, fences and prose around the trace are all handled.
+    from cotaudit.completions import find_trace, parse_messages
 
-    extracted = extract_trace(_read(args.path))
-    if not extracted.found:  # nothing to cut out: say so, and do not echo the text back
+    located = find_trace(parse_messages(_read(args.path)), "te")
+    if not located.found:  # nothing to cut out: say so, and do not echo the text back
         sys.stderr.write(f"cotaudit: {args.path}: no TE trace found (no line starts with GIVEN:)\n")
         return 1
-    _emit(extracted.trace, args.output)
-    sys.stderr.write(f"cotaudit: trace starts at line {extracted.line_offset + 1}\n")
+    _emit(located.text, args.output)
+    sys.stderr.write(f"cotaudit: trace starts at line {located.line_offset + 1}\n")
     return 0
 
 

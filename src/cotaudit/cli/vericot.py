@@ -1,6 +1,8 @@
 """``cotaudit vericot <tool>``: the vericot engine's tools (thin; shared/spec/vericot.md V-57).
 
-- ``formalize proofwriter|prontoqa --split dev --mode question|chain``: traces as JSONL;
+- ``formalize proofwriter|prontoqa --split dev --mode question|chain``: items as JSONL, one
+  ``{"id", "engine": "vericot", "text": <the trace as JSON>}`` per line, which ``check`` and
+  ``batch`` take as they are (``--bare`` writes the bare traces instead);
 - ``labels proofwriter|prontoqa --split dev,test --semantics classical|proofwriter``;
 - ``chains proofwriter``: V-42 synthesised gold chains, checked in chain mode;
 - ``folio``: FOLIO validation gold FOL through the core, every disagreement with its reason;
@@ -8,11 +10,15 @@
 
 ``formalize``, ``labels`` and ``inject`` take ``--file ITEMS.json`` for any file in the corpus
 shape (e.g. freshly generated ProntoQA items) instead of a split of the data folder.
-- ``metrics REPORTS.jsonl``; ``reflect IN.jsonl --rounds 3``;
-- ``export-sft REPORTS.jsonl -o sft.jsonl [--require-correct]``; ``export-dpo REPORTS.jsonl -o dpo.jsonl``.
+- ``metrics REPORTS.jsonl``: "n/a" where correctness is unknown; an empty log, or one holding no
+  vericot reports, exits 2; ``reflect IN.jsonl --rounds 3``;
+- ``export-sft REPORTS.jsonl -o sft.jsonl [--require-correct]``; ``export-dpo REPORTS.jsonl -o dpo.jsonl``:
+  writing nothing is exit 1, with the reason.
 
-Traces themselves go through ``cotaudit check --engine vericot``. The engine is imported inside
-the handlers so ``cotaudit --help`` stays fast.
+The chain, end to end: ``vericot formalize prontoqa --mode chain -o pq.jsonl``, then
+``batch pq.jsonl -o run.jsonl``, then ``vericot metrics run.jsonl`` (and ``export-dpo run.jsonl
+--traces pq.jsonl``). Traces themselves go through ``cotaudit check --engine vericot``. The
+engine is imported inside the handlers so ``cotaudit --help`` stays fast.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ def add_commands(subparsers: Any) -> None:
     f.add_argument("--encoding", choices=("forall", "ground"), default="forall")
     _add_file_arg(f)
     f.add_argument("-o", "--output", metavar="OUT")
+    f.add_argument("--bare", action="store_true", help="write bare traces, not check/batch items")
     f.set_defaults(handler=_cmd_formalize)
 
     lab = subparsers.add_parser("labels", help="label agreement in question mode (no model)")
@@ -152,9 +159,11 @@ def _cmd_formalize(args: argparse.Namespace) -> int:
         t = formalize_item(
             item, dataset=args.dataset, semantics=args.semantics, encoding=args.encoding, mode=args.mode
         )
-        lines.append(
-            json.dumps(t.model_dump(mode="json", exclude_none=True), sort_keys=True, ensure_ascii=False)
-        )
+        trace = json.dumps(t.model_dump(mode="json", exclude_none=True), sort_keys=True, ensure_ascii=False)
+        if args.bare:
+            lines.append(trace)
+        else:  # an item, as check and batch read them
+            lines.append(json.dumps({"id": t.id, "engine": "vericot", "text": trace}, ensure_ascii=False))
     _emit("\n".join(lines) + "\n", args.output)
     return 0
 
@@ -320,7 +329,7 @@ def _read_jsonl(path: str) -> list[dict[str, Any]]:
 def _cmd_metrics(args: argparse.Namespace) -> int:
     from cotaudit.vericot.metrics import compute, render_table
 
-    reports = _reports(args.reports)
+    reports = _reports(args.reports, need=True)
     m = compute(reports)
     _emit(render_table(m), None)
     if args.output:
@@ -328,9 +337,28 @@ def _cmd_metrics(args: argparse.Namespace) -> int:
     return 0
 
 
-def _reports(path: str) -> list[dict[str, Any]]:
-    """The vericot report rows of an R-1 JSONL file (header and summary lines skipped)."""
-    return [r for r in _read_jsonl(path) if r.get("engine") == "vericot" and "verdict" in r]
+def _reports(path: str, need: bool = False) -> list[dict[str, Any]]:
+    """The vericot report rows of an R-1 JSONL file (header and summary lines skipped); with
+    ``need``, a file without any is an :class:`InputError` that says what it holds instead."""
+    rows = _read_jsonl(path)
+    reports = [r for r in rows if r.get("engine") == "vericot" and "verdict" in r]
+    if reports or not need:
+        return reports
+    if not rows:
+        raise InputError(
+            path, "empty: no vericot reports (write them with 'cotaudit batch' or 'check --format jsonl')"
+        )
+    items = sum(1 for r in rows if "text" in r and "verdict" not in r)
+    if items:
+        raise InputError(
+            path,
+            f"holds {items} items, not reports: run 'cotaudit batch {path} -o run.jsonl' first, "
+            "then metrics on run.jsonl",
+        )
+    engines = sorted({str(r.get("engine")) for r in rows if "verdict" in r})
+    if engines:
+        raise InputError(path, f"no vericot reports (reports of engine {', '.join(engines)})")
+    raise InputError(path, "no vericot reports: not a run log or a JSONL of R-1 reports")
 
 
 def _traces_for(args: argparse.Namespace, reports: list[dict[str, Any]]) -> list[Any]:
@@ -353,19 +381,36 @@ def _traces_for(args: argparse.Namespace, reports: list[dict[str, Any]]) -> list
 def _cmd_export_sft(args: argparse.Namespace) -> int:
     from cotaudit.vericot.export import export_sft
 
-    reports = _reports(args.reports)
-    rows = export_sft(reports, _traces_for(args, reports), require_correct=args.require_correct)
-    _emit("".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in rows), args.output)
-    return 0
+    reports = _reports(args.reports, need=True)
+    traces = _traces_for(args, reports)
+    rows = export_sft(reports, traces, require_correct=args.require_correct)
+    return _write_export(args, rows, reports, traces, pairs=False)
 
 
 def _cmd_export_dpo(args: argparse.Namespace) -> int:
     from cotaudit.vericot.export import export_dpo
 
-    reports = _reports(args.reports)
-    rows = export_dpo(reports, _traces_for(args, reports), require_correct=args.require_correct)
+    reports = _reports(args.reports, need=True)
+    traces = _traces_for(args, reports)
+    rows = export_dpo(reports, traces, require_correct=args.require_correct)
+    return _write_export(args, rows, reports, traces, pairs=True)
+
+
+def _write_export(
+    args: argparse.Namespace, rows: list[dict[str, Any]], reports: Any, traces: Any, *, pairs: bool
+) -> int:
+    """Write the rows; none at all is exit 1 with the reason on stderr (the file is still written)."""
+    import sys
+
+    from cotaudit.vericot.export import why_no_rows
+
     _emit("".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in rows), args.output)
-    return 0
+    if rows:
+        return 0
+    what = "DPO pairs" if pairs else "SFT examples"
+    why = why_no_rows(reports, traces, require_correct=args.require_correct, pairs=pairs)
+    sys.stderr.write(f"cotaudit: wrote 0 {what}: {why}\n")
+    return 1
 
 
 def _cmd_reflect(args: argparse.Namespace) -> int:

@@ -142,6 +142,11 @@ def _numbers(answer: str) -> list[Fraction]:
     return out
 
 
+def numbers_in(answer: str) -> list[Fraction]:
+    """Every number an answer states, valued exactly (``\\frac{a}{b}``, ``1,260``, ``25%`` too)."""
+    return _numbers(answer)
+
+
 def compare(answer: str | None, source: str | None, gold: str | None) -> AnswerCheck:
     """Compare an extracted answer with gold (see the module doc)."""
     if gold is None or not gold.strip():

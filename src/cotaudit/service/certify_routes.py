@@ -1,4 +1,5 @@
-"""certify's state-changing endpoints: ``POST /v1/certify/admit`` and ``POST /v1/certify/erase``.
+"""certify's state endpoints: ``POST /v1/certify/admit``, ``/v1/certify/erase`` and
+``/v1/certify/query``.
 
 They run certify's C-55 transitions on the SQLite state named by ``cotaudit serve --certify-db
 PATH`` (the environment variable ``COTAUDIT_CERTIFY_DB``), a state created beforehand with
@@ -15,7 +16,12 @@ state) → the gate decision (C-37), e.g.
 "kernel_version": 2}``; a unit the gate refuses is a decision too (``"outcome": "REJECT"``).
 ``erase``: ``{"unit_id": 4, "reason": "withdrawn"}`` → what the erase did (evicted cache
 entries, the kernel change); an id that is not an active kernel unit is answered 404.
-Without a configured state both answer 503 ``not_configured`` (after the token check).
+``query``: ``{"goal": "q(a)", "delta"?: 6, "space"?: "yesno"|"tfu"|"numeric"}`` → the answer with
+its certificate, ``{"status": "CERTIFIED"|"CACHED", "answer": "yes", "certificate": {...}, ...}``,
+or an explicit abstention, ``{"status": "ABSTAINED", "abstain_reason": "...", "detail": ...,
+"certificate": null}`` (200 either way: an abstention is an answer). A query writes (the cache,
+the audit log, the request counts the next tick turns into frequencies), so it is ``write=True``
+too. Without a configured state all three answer 503 ``not_configured`` (after the token check).
 """
 
 from __future__ import annotations
@@ -136,3 +142,28 @@ def erase(body: Mapping[str, Any]) -> dict[str, Any]:
         finally:
             state.close()
     return result
+
+
+SPACES = ("yesno", "tfu", "numeric")
+
+
+def query(body: Mapping[str, Any]) -> dict[str, Any]:
+    """Answer a goal from the kernel (certify C-79 … C-81): certified, cached, or abstained."""
+    goal = _text(body, "goal")
+    delta = body.get("delta")
+    if delta is not None and (not isinstance(delta, int) or isinstance(delta, bool) or delta < 0):
+        raise ValueError("'delta' must be a non-negative integer")
+    space = body.get("space")
+    if space is not None and space not in SPACES:
+        raise ValueError(f"'space' must be one of {', '.join(SPACES)}")
+    with _LOCK:
+        state = _open(_state_path())
+        from cotaudit.certify.core.errors import CertifyError
+
+        try:
+            result = state.query(goal, delta=delta, answer_space=space)
+        except CertifyError as exc:  # a goal that does not parse or fit the interface
+            raise ValueError(f"cannot query {goal!r}: {exc}") from None
+        finally:
+            state.close()
+    return {**result.to_json(), "certificate": result.certificate}

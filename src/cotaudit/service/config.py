@@ -150,3 +150,12 @@ register_route(
     write=True,
     summary="erase a unit from the certify kernel",
 )
+# A certified answer or an explicit abstention, with its certificate. A query writes too (the
+# cache, the audit log, the frequencies): behind the token like admit and erase.
+register_route(
+    "certify",
+    "query",
+    "cotaudit.service.certify_routes:query",
+    write=True,
+    summary="a certified answer from the certify state, or an explicit abstention",
+)

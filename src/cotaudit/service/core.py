@@ -22,9 +22,10 @@ from typing import Any
 from cotaudit import __version__, api, codes
 from cotaudit.batch.jobs import Payload, execute
 from cotaudit.batch.pool import LocalPool
+from cotaudit.completions import find_trace
 from cotaudit.errors import CotauditError, EngineUnavailable, UnknownEngine
 from cotaudit.report.encoded import EncodedReport
-from cotaudit.rewards import Shaping, completion_text, reward_for
+from cotaudit.rewards import Shaping, reward_for
 from cotaudit.service.config import EngineRoute, ServiceConfig, resolve
 from cotaudit.service.encode import TooLarge, encode, fit_report, fit_reports
 
@@ -179,9 +180,7 @@ class ServiceCore:
             shape = Shaping.from_mapping(shaping)
         except (TypeError, ValueError) as exc:
             raise ServiceError(422, "bad_shaping", str(exc)) from None
-        payloads = [
-            Payload(engine, completion_text(c), None, f"completion-{i}") for i, c in enumerate(completions)
-        ]
+        payloads = [_reward_payload(engine, c, f"completion-{i}") for i, c in enumerate(completions)]
         reports = await self._run(payloads)
 
         def render() -> bytes:
@@ -272,3 +271,11 @@ def _payload(item: Mapping[str, Any], index: int) -> Payload:
     if not isinstance(text, str):
         return Payload(engine, "", path, item_id, "'text' must be a string")
     return Payload(engine, text, path, item_id)
+
+
+def _reward_payload(engine: str, completion: Any, item_id: str) -> Payload:
+    """The trace found in a completion (``cotaudit.completions``, as the in-process rewards do);
+    a completion without one is an ``invalid`` item, which is shaped to ``invalid_reward``."""
+    located = find_trace(completion, engine)
+    error = None if located.found else "no trace found in the completion"
+    return Payload(engine, located.text, None, item_id, error)

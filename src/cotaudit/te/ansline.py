@@ -50,10 +50,15 @@ def check_answer(sem: Semantic, body: AnsBody) -> None:
         )
         return
     matched_units: list[list[UnitT]] = []
+    stated: list[str | None] = []
     for comp, good, comp_units in zip(components, ok, units, strict=True):
         if not good:
+            stated.append(None)
             continue
         vals = sem.values(comp)
+        stated.append(fmt(vals[BELIEF]) if usable(vals[BELIEF]) else None)
+        if len(stated) == len(components):
+            _record_answer(sem, body, stated)
         if all(v is POISON for v in vals):
             continue
         worlds = sem.worlds()
@@ -76,6 +81,15 @@ def check_answer(sem: Semantic, body: AnsBody) -> None:
             _answer_units(sem, body, declared, comp_units, matches)
     if body.label is not None and label_ok and len(components) == 1 and ok[0]:
         _label(sem, body, components[0])
+
+
+def _record_answer(sem: Semantic, body: AnsBody, stated: list[str | None]) -> None:
+    """``details.answer``: the ANS expression and the value the trace states for it (the belief
+    world: what the author wrote, which is also the computed value when the trace is clean)."""
+    if all(v is not None for v in stated):
+        sem.answer = {"expr": body.expr, "value": ", ".join(v for v in stated if v is not None)}
+        if body.unit is not None:
+            sem.answer["unit"] = body.unit
 
 
 def _matches(sem: Semantic, comp: Node, vals: list[Slot], approx: bool) -> list[UnitT] | None:

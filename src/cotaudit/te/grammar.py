@@ -450,7 +450,9 @@ def extract_trace(text: str) -> Extracted:
 
     Lines of ``trace`` are lines ``line_offset + 1 …`` of ``text``; fence lines inside the span
     (a model that wrapped the trace in ```` ``` ````) are blanked, not dropped, so the offset
-    stays exact. Without a GIVEN line the whole text is returned (the linter then reports it).
+    stays exact. Without a GIVEN line the whole text is returned (the linter then reports it)
+    with ``found`` False. Chat messages and reasoning blocks are handled one level up, by
+    :func:`cotaudit.completions.find_trace`, which calls this for the te engine.
     """
     lines = split_lines(text)
     start = next((i for i, ln in enumerate(lines) if _STARTS_GIVEN.match(ln)), None)

@@ -117,7 +117,7 @@ def _run(text: str, config: LintConfig, *, symbolic: bool, fallback: bool) -> Li
         "open": sum(1 for ln in lines if ln.tag == "OPEN" and ln.kind is Kind.BRACKET),
         "symbolic_calls": sym.calls(),
     }
-    return _finish(diagnostics, config, stats)
+    return _finish(diagnostics, config, stats, sem.answer)
 
 
 def _line(sem: Semantic, ln: Line) -> None:
@@ -204,7 +204,12 @@ def _finalise_undeclared(diagnostics: list[Diagnostic], sem: Semantic) -> None:
                 )
 
 
-def _finish(diagnostics: list[Diagnostic], config: LintConfig, stats: dict[str, int]) -> LintResult:
+def _finish(
+    diagnostics: list[Diagnostic],
+    config: LintConfig,
+    stats: dict[str, int],
+    answer: dict[str, str] | None = None,
+) -> LintResult:
     seen: set[tuple[str, int, int | None, str]] = set()
     unique: list[Diagnostic] = []
     for d in diagnostics:
@@ -220,4 +225,4 @@ def _finish(diagnostics: list[Diagnostic], config: LintConfig, stats: dict[str, 
         CODES[d.code].severity == "error" or (config.strict and CODES[d.code].severity == "warning")
         for d in unique
     )
-    return LintResult(tuple(unique), "FLAG" if flag else "CLEAN", stats)
+    return LintResult(tuple(unique), "FLAG" if flag else "CLEAN", stats, answer)

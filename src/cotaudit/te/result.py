@@ -19,6 +19,9 @@ class LintResult:
     diagnostics: tuple[Diagnostic, ...]
     verdict: str  # CLEAN | FLAG
     stats: dict[str, int]
+    # The ANS line as the trace states it: {"expr", "value"[, "unit"]}; None when it has no
+    # evaluable ANS. Reported as ``details.answer`` (answer-aware rewards read it).
+    answer: dict[str, str] | None = None
 
     @property
     def codes(self) -> list[str]:
@@ -29,15 +32,24 @@ class LintResult:
         return [f"{d.code}@{d.line}" for d in self.diagnostics]
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "verdict": self.verdict,
             "stats": dict(self.stats),
             "diagnostics": [d.to_dict() for d in self.diagnostics],
         }
+        if self.answer is not None:
+            out["answer"] = dict(self.answer)
+        return out
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> LintResult:
-        return cls(tuple(Diagnostic.from_dict(x) for x in d["diagnostics"]), d["verdict"], dict(d["stats"]))
+        answer = d.get("answer")
+        return cls(
+            tuple(Diagnostic.from_dict(x) for x in d["diagnostics"]),
+            d["verdict"],
+            dict(d["stats"]),
+            dict(answer) if isinstance(answer, dict) else None,
+        )
 
     def to_report(
         self,
@@ -62,6 +74,11 @@ class LintResult:
             path=path,
             item_id=item_id,
             findings=findings,
-            details={"verdict": self.verdict, "grammar": GRAMMAR, "stats": dict(self.stats)},
+            details={
+                "verdict": self.verdict,
+                "grammar": GRAMMAR,
+                "stats": dict(self.stats),
+                **({"answer": dict(self.answer)} if self.answer is not None else {}),
+            },
             timing_ms=timing_ms,
         )

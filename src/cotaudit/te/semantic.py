@@ -86,6 +86,8 @@ class Semantic:
         self.goal_unit: UnitVec | None = None
         self.ln: Line | None = None
         self.dimension_error = False
+        # The ANS line's value as the trace states it (details.answer; rewards compare it with gold).
+        self.answer: dict[str, str] | None = None
         self._unit_envs = (self._make_unit_env(TRUTH), self._make_unit_env(BELIEF))
 
     # -- reporting -------------------------------------------------------------------------

@@ -12,7 +12,8 @@ established: ``entailed``, ``contradicted``, ``ungrounded`` (it needs premises n
 Names follow the other engines: ``check(text)`` (the entry point ``cotaudit check`` uses) and
 ``check_trace(trace)`` (a dict or :class:`TraceInput`) return the R-1
 :class:`~cotaudit.report.Report`; ``Verifier(config).run(trace)`` returns the engine's own
-:class:`TraceResult`, as ``type6.verify`` returns a ``Type6Result``. ``verify`` is kept as an
+:class:`TraceResult` for a :class:`TraceInput`, a dict or JSON text (:class:`NotATrace`
+otherwise), as ``type6.verify`` returns a ``Type6Result``. ``verify`` is kept as an
 alias of ``check_trace`` (it returns the R-1 report, unlike ``type6.verify``).
 """
 
@@ -23,7 +24,7 @@ from typing import Any
 
 from cotaudit.report import Report
 from cotaudit.vericot.config import ConfigError, VerifierConfig, load_config
-from cotaudit.vericot.pipeline import TraceResult, Verifier
+from cotaudit.vericot.pipeline import NotATrace, TraceResult, Verifier
 from cotaudit.vericot.r1 import ENGINE_VERSION, check
 from cotaudit.vericot.schema import TraceInput, split_steps
 
@@ -44,6 +45,7 @@ verify = check_trace
 __all__ = [
     "ENGINE_VERSION",
     "ConfigError",
+    "NotATrace",
     "TraceInput",
     "TraceResult",
     "Verifier",

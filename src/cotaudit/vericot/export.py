@@ -146,3 +146,45 @@ def export_dpo(
                 }
             )
     return out
+
+
+def why_no_rows(
+    reports: Iterable[Mapping[str, Any]],
+    traces: Iterable[TraceInput],
+    *,
+    require_correct: bool = False,
+    pairs: bool = True,
+) -> str:
+    """Why :func:`export_dpo` (``pairs``) or :func:`export_sft` wrote nothing, in one line."""
+    rows = list(zip(reports, traces, strict=True))
+    if not rows:
+        return "there are no vericot reports"
+    verdicts: dict[str, int] = {}
+    for report, _trace in rows:
+        v = str(_details(report).get("verdict"))
+        verdicts[v] = verdicts.get(v, 0) + 1
+    shown = ", ".join(f"{k} {n}" for k, n in sorted(verdicts.items()))
+    usable = sum(1 for report, _trace in rows if _ok(report, require_correct))
+    unknown_correct = sum(
+        1
+        for report, _trace in rows
+        if _details(report).get("verdict") == "valid"
+        and (_details(report).get("answer") or {}).get("correct") is None
+    )
+    chosen = "valid and correct" if require_correct else "valid"
+    why = f"{len(rows)} reports ({shown}); {usable} {chosen}"
+    if require_correct and unknown_correct:
+        why += f" ({unknown_correct} valid with correctness unknown: no predicted or gold answer)"
+    if not pairs:
+        return why + "; an SFT example needs a " + chosen + " trace"
+    groups: dict[str, tuple[int, int]] = {}
+    for report, trace in rows:
+        c, r = groups.get(group_key(trace), (0, 0))
+        ok = _ok(report, require_correct)
+        bad = not ok and _details(report).get("verdict") == "invalid"
+        groups[group_key(trace)] = (c + ok, r + bad)
+    both = sum(1 for c, r in groups.values() if c and r)
+    return (
+        f"{why}; {len(groups)} questions, {both} with both a {chosen} and an invalid trace "
+        "(a DPO pair needs both for the same question; 'unknown' traces are never used)"
+    )

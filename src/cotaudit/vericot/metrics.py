@@ -33,8 +33,9 @@ def wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
     return (round(100 * low, 1), round(100 * high, 1))
 
 
-def _metric(k: int, n: int) -> dict[str, Any]:
-    if n == 0:
+def _metric(k: int, n: int, known: bool = True) -> dict[str, Any]:
+    """A rate with its interval; ``known`` False (correctness unknown throughout): no value."""
+    if n == 0 or not known:
         return {"value": None, "count": k, "n": n, "ci95": None}
     return {"value": round(100 * k / n, 1), "count": k, "n": n, "ci95": list(wilson(k, n))}
 
@@ -49,12 +50,16 @@ def compute(reports: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     vc = sum(v == "valid" and c is True for v, c in zip(verdicts, correct, strict=True))
     first = Counter(((d.get("first_failure") or {}).get("status") or "none") for d in rows)
     steps = Counter(s.get("status") for d in rows for s in d.get("steps", []))
+    # A metric that needs correctness has no value when no report in its population knows it
+    # (traces without a predicted or a gold answer): "n/a", never a 0.0 that reads as "all wrong".
+    any_known = any(c is not None for c in correct)
+    valid_known = any(v == "valid" and c is not None for v, c in zip(verdicts, correct, strict=True))
     return {
         "n": n,
         "pass_rate": _metric(valid, n),
-        "precision": _metric(vc, valid),
-        "vcar": _metric(vc, n),
-        "task_accuracy": _metric(sum(c is True for c in correct), n),
+        "precision": _metric(vc, valid, valid_known),
+        "vcar": _metric(vc, n, any_known),
+        "task_accuracy": _metric(sum(c is True for c in correct), n, any_known),
         "correct_null": sum(c is None for c in correct),
         "by_verdict": dict(sorted(Counter(verdicts).items())),
         "by_first_failure": dict(sorted(first.items())),
@@ -74,7 +79,7 @@ def render_table(m: Mapping[str, Any]) -> str:
         ("task_accuracy", "Task Accuracy"),
     ):
         v = m[key]
-        val = "-" if v["value"] is None else f"{v['value']:.1f}"
+        val = "n/a" if v["value"] is None else f"{v['value']:.1f}"
         ci = "-" if v["ci95"] is None else f"[{v['ci95'][0]:.1f}, {v['ci95'][1]:.1f}]"
         lines.append(f"{label:<14} {val:>6}  {v['count']:>4}/{v['n']:<4} {ci}")
     lines.append("verdicts: " + ", ".join(f"{k} {v}" for k, v in m["by_verdict"].items()))

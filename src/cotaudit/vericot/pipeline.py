@@ -12,14 +12,43 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from cotaudit.errors import CotauditError
 from cotaudit.limits import checkpoint, remaining
 from cotaudit.vericot.config import VerifierConfig
 from cotaudit.vericot.premises import StepOutcome
-from cotaudit.vericot.schema import TraceInput
+from cotaudit.vericot.schema import TraceError, TraceInput, load_trace, validate_trace
 from cotaudit.vericot.smt import Z3_VERSION
 from cotaudit.vericot.tracerun import StepFormalizer, TraceLoadError, TraceRun
 
-__all__ = ["StepFormalizer", "StepOutcome", "TraceLoadError", "TraceResult", "TraceRun", "Verifier"]
+__all__ = [
+    "NotATrace",
+    "StepFormalizer",
+    "StepOutcome",
+    "TraceLoadError",
+    "TraceResult",
+    "TraceRun",
+    "Verifier",
+    "as_trace",
+]
+
+
+class NotATrace(CotauditError, TypeError):
+    """What was given to :class:`Verifier` is not a vericot trace (the message says why)."""
+
+
+def as_trace(trace: object) -> TraceInput:
+    """A :class:`TraceInput` from itself, a dict in the trace's JSON shape, or its JSON text."""
+    if isinstance(trace, TraceInput):
+        return trace
+    if isinstance(trace, str):
+        loaded = load_trace(trace)
+    elif isinstance(trace, dict):
+        loaded = validate_trace(trace)
+    else:
+        raise NotATrace(f"a vericot trace is a TraceInput, a dict or JSON text, not {type(trace).__name__}")
+    if isinstance(loaded, TraceError):
+        raise NotATrace(f"not a vericot trace: {loaded.message}")
+    return loaded
 
 
 @dataclass
@@ -70,8 +99,9 @@ class Verifier:
 
             self.formalizer = step_formalizer(self.config.formalizer)
 
-    def start(self, trace: TraceInput) -> TraceRun:
+    def start(self, trace: TraceInput | dict[str, Any] | str) -> TraceRun:
         """A loaded :class:`TraceRun` whose steps the caller drives (injection, reflection)."""
+        trace = as_trace(trace)
         cfg = self.config
         if trace.formalization is not None and trace.formalization.semantics != cfg.semantics:
             cfg = cfg.with_options(semantics=trace.formalization.semantics)
@@ -79,8 +109,11 @@ class Verifier:
         run.load()
         return run
 
-    def run(self, trace: TraceInput) -> TraceResult:
-        """Verify ``trace``; :class:`TraceLoadError` if its shared formalization cannot load."""
+    def run(self, trace: TraceInput | dict[str, Any] | str) -> TraceResult:
+        """Verify ``trace`` (a :class:`TraceInput`, a dict in its JSON shape, or its JSON text);
+        :class:`NotATrace` if it is not one, :class:`TraceLoadError` if its shared formalization
+        cannot load."""
+        trace = as_trace(trace)
         cfg = self.config
         if trace.formalization is not None and trace.formalization.semantics != cfg.semantics:
             cfg = cfg.with_options(semantics=trace.formalization.semantics)

@@ -11,6 +11,7 @@ from cotaudit.certify.core.errors import ComputationCap, ProgramError, ResourceC
 from cotaudit.certify.lang.parse import parse_literal
 from cotaudit.certify.proof.format import internal_nodes, size_bytes
 from cotaudit.certify.proof.recheck import recheck
+from cotaudit.certify.state import pending
 from cotaudit.certify.state.cachemath import Candidate, allocate, threshold, update_frequency
 from cotaudit.certify.state.rows import CacheEntry
 from cotaudit.certify.state.view import StateView
@@ -181,7 +182,9 @@ def _candidate(state: StateView, entry: CacheEntry) -> Candidate:
 
 
 def tick(state: StateView, now: int | None) -> dict[str, Any]:
-    """C-61/C-86: update frequencies, persist them, flush buffered cache-hit audit records."""
+    """C-61/C-86: update frequencies, persist them, flush buffered cache-hit audit records
+    (with the counts and hits other processes left in the file: :mod:`.pending`)."""
+    pending.take(state)
     conn = state.store.conn
     new_tick = state.tick_no + 1 if now is None else int(now)
     keys = sorted(set(state.freq) | set(state.requests))

@@ -30,7 +30,7 @@ from cotaudit.certify.lang.syntax import Rule, Unit
 from cotaudit.certify.proof.kernelview import KernelView
 from cotaudit.certify.sources.checkers import CheckerRegistry
 from cotaudit.certify.sources.records import CheckerConfig, Evidence, SourceRecord
-from cotaudit.certify.state import admission, cacheops, history
+from cotaudit.certify.state import admission, cacheops, history, pending
 from cotaudit.certify.state import query as queries
 from cotaudit.certify.state.config import CertifyConfig
 from cotaudit.certify.state.logreplay import Divergence
@@ -124,6 +124,10 @@ class CertState:
         return state
 
     def close(self) -> None:
+        """Close the file; the query counts and cache hits waiting for a tick are kept in it
+        first (:mod:`.pending`), so the next process's tick still counts them."""
+        with contextlib.suppress(Exception):  # statistics only: a busy file must not fail a close
+            pending.save(self)
         self.store.close()
 
     def refresh(self) -> None:
