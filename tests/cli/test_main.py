@@ -113,8 +113,8 @@ def test_exit_codes_0_and_1(
         (["audit", "nope"], "cotaudit: nope: no such file or directory"),
         (
             [],
-            "cotaudit: missing command: check, audit, batch, serve, report, codes, explain, config, "
-            "te, type6, vericot, certify, eval (see 'cotaudit --help')",
+            "cotaudit: missing command: check, audit, batch, serve, report, export, codes, explain, "
+            "config, te, type6, vericot, certify, eval (see 'cotaudit --help')",
         ),
         (["frobnicate"], None),
         (["te"], "cotaudit: 'cotaudit te' needs a tool: convert, corrupt, emit, extract, np"),

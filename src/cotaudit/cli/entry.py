@@ -77,6 +77,7 @@ COMMANDS: tuple[Register, ...] = (
     batch.add_command,
     serve.add_command,
     report_cmd.add_command,
+    export_command.add_command,
     explain.add_codes_command,
     explain.add_explain_command,
     select.add_command,
@@ -89,7 +90,7 @@ ENGINE_GROUPS: tuple[tuple[str, Register], ...] = (
     ("certify", certify.add_commands),
 )
 # After the engine groups: ``cotaudit eval <engine>``.
-LAST_COMMANDS: tuple[Register, ...] = (eval_command.add_command, export_command.add_command)
+LAST_COMMANDS: tuple[Register, ...] = (eval_command.add_command,)
 
 
 def _cmd_group_help(group: str, tools: Sequence[str]) -> Handler:

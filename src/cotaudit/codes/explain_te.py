@@ -109,12 +109,13 @@ TE_EXPLAIN: tuple[Explanation, ...] = (
     ),
     x(
         "TE_E012",
-        "Hedging words (maybe, actually, wait, hmm) inside tagged lines mark a trace that changed "
-        "its mind mid-way; TE asks for the final derivation only.",
+        "A hedge inside a tagged line (maybe, hmm, or a wait/actually that corrects the reasoning: "
+        "'wait,', 'actually, no') marks a trace that changed its mind mid-way; TE asks for the final "
+        "derivation only. The ordinary words are fine: 'they wait for 3 days', 'she actually walks'.",
         "GIVEN:\n  bill := 40\nGOAL: t\nEQ[e1]: t = bill + 6 = 46\nSTEP[s1]: wait, the tip goes on top (from e1)\nANS: t\n",
-        "GIVEN:\n  wait_time := 4\nGOAL: t\nEQ[e1]: t = wait_time * 2 = 8\nSTEP[s1]: awaiting the result (from e1)\nANS: t\n",
-        "Remove the hedge and state the step as settled; a word that merely contains one "
-        "(wait_time, awaiting) is fine.",
+        "GIVEN:\n  wait_time := 4\nGOAL: t\nEQ[e1]: t = wait_time * 2 = 8\nSTEP[s1]: they wait for the result (from e1)\nANS: t\n",
+        "Remove the correction and state the step as settled; an identifier or a word that "
+        "merely contains one (wait_time, awaiting) and the word in its ordinary sense are fine.",
         is_input=True,
     ),
     x(
