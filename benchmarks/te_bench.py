@@ -174,7 +174,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     examples = [p.read_text(encoding="utf-8") for p in sorted((ROOT / "examples" / "te").glob("*.te"))]
 
     config = te.LintConfig()  # the default: fast path in-process, SymPy in the worker when needed
-    te.lint(examples[0], config)  # import pint and build the unit registry once
+    te.lint(examples[0], config)  # warm once: imports and the first unit lookups
     lint = lambda t: te.lint(t, config)  # noqa: E731
 
     figures: dict[str, object] = {"converted": len(converted), "convert_s": round(convert_s, 3)}

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cotaudit.te import units
+from cotaudit.te import units, unittable
 from cotaudit.te.units import (
     DIMENSIONLESS,
     IRREGULAR_PLURALS,
@@ -27,6 +27,7 @@ from cotaudit.te.units import (
 )
 
 UNITS_PY = Path(units.__file__)
+UNITTABLE_PY = Path(unittable.__file__)
 
 # ---- TE-37: every group of the curated table resolves, with exact factors ----------------------
 
@@ -107,10 +108,10 @@ def test_te37_table_resolves_exactly(name: str, expected: tuple[str, str]) -> No
 
 def test_alias_table_matches_what_pint_defines() -> None:
     # The module reads units.txt itself (no pint); pint given the same file must agree.
-    registry = units._registry()
-    ours = {n for n, target in units._alias_table().items() if target == n and n != "1"}
+    registry = unittable._registry()
+    ours = {n for n, target in unittable.alias_table().items() if target == n and n != "1"}
     assert ours == set(registry._units)
-    for name in units._alias_table():
+    for name in unittable.alias_table():
         assert isinstance(parse_unit(name), UnitVec)
 
 
@@ -118,9 +119,9 @@ def test_each_base_dimension_has_one_root_unit() -> None:
     # factor "to base units" is pint's factor to root units only if roots are unique per dimension
     from pint.util import UnitsContainer
 
-    registry = units._registry()
+    registry = unittable._registry()
     roots: dict[str, set[str]] = {}
-    for name in units._alias_table():
+    for name in unittable.alias_table():
         if name in {"1", "$", "%", "dimensionless"}:
             continue
         _, root = registry.get_root_units(UnitsContainer({name: 1}))
@@ -556,13 +557,14 @@ def test_format_unit_falls_back_to_base_symbols_with_a_factor() -> None:
     assert time.perf_counter() - start < 1.0
 
 
-# ---- TE-18 and performance: no pint string parsing, pint imported lazily ----------------------
+# ---- TE-18 and performance: no pint string parsing, no pint at run time ----------------------
 
 FORBIDDEN_CALLS = {"parse_expression", "parse_units", "parse_unit_name", "Quantity", "Unit", "eval", "exec"}
 
 
-def test_module_never_calls_pint_string_parsing() -> None:
-    source = UNITS_PY.read_text(encoding="utf-8")
+@pytest.mark.parametrize("path", [UNITS_PY, UNITTABLE_PY], ids=lambda p: p.name)
+def test_module_never_calls_pint_string_parsing(path: Path) -> None:
+    source = path.read_text(encoding="utf-8")
     assert "parse_expression" not in source
     assert "ureg(" not in source
     called = set()
@@ -583,7 +585,17 @@ def test_module_never_calls_pint_string_parsing() -> None:
         and isinstance(node.func.value, ast.Name)
         and node.func.value.id == "registry"
     }
-    assert registry_calls == {"get_root_units", "get_dimensionality", "load_definitions"}
+    pint_module = path == UNITTABLE_PY  # pint lives in the table's module only
+    assert registry_calls == (
+        {"get_root_units", "get_dimensionality", "load_definitions"} if pint_module else set()
+    )
+    imported: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            imported.add(node.module.split(".")[0])
+    assert ("pint" in imported) == pint_module
 
 
 def _run(code: str) -> None:
@@ -594,15 +606,17 @@ def test_importing_the_module_does_not_import_pint() -> None:
     _run("import cotaudit.te.units, sys; assert 'pint' not in sys.modules, 'pint imported'")
 
 
-def test_count_nouns_and_identity_never_import_pint() -> None:
+def test_no_unit_imports_pint() -> None:
+    # Count nouns, the identity and every curated name (physical or not) resolve without pint:
+    # physical ones from the table generated from pint (tests/te/test_unittable.py, issue 18).
     _run(
         "import sys\n"
         "from cotaudit.te.units import parse_unit, format_unit\n"
         "u = parse_unit('duck eggs per egg') / parse_unit('Eggs**2') * parse_unit('1')\n"
         "format_unit(u); parse_unit('dimensionless'); u.dimensionality()\n"
+        "for name in ['m', 'miles', 'km/h', 'kg*m/s^2', 'USD/h', 'gallons', 'J/s']:\n"
+        "    format_unit(parse_unit(name))\n"
         "assert 'pint' not in sys.modules, 'pint imported'\n"
-        "parse_unit('m')\n"
-        "assert 'pint' in sys.modules\n"
     )
 
 
@@ -613,21 +627,22 @@ def test_module_alone_does_not_import_pint() -> None:
         f"spec = importlib.util.spec_from_file_location('units_alone', {str(UNITS_PY)!r})\n"
         "mod = importlib.util.module_from_spec(spec); sys.modules['units_alone'] = mod\n"
         "spec.loader.exec_module(mod)\n"
-        "mod.parse_unit('eggs')\n"
+        "mod.parse_unit('eggs'); mod.parse_unit('mile/h')\n"
         "assert 'pint' not in sys.modules\n"
     )
-    assert importlib.util.find_spec("pint") is not None
+    assert importlib.util.find_spec("pint") is not None  # still a dependency: the generator's
 
 
-def test_first_physical_lookup_is_thread_safe() -> None:
+def test_first_lookups_are_thread_safe() -> None:
     _run(
+        "import sys\n"
         "from concurrent.futures import ThreadPoolExecutor\n"
         "from cotaudit.te import units\n"
         "names = ['mile', 'm', 'USD', 'kph', 'J', 'percent', 'L', 'cent'] * 8\n"
         "with ThreadPoolExecutor(16) as pool:\n"
         "    got = list(pool.map(units.parse_unit, names))\n"
         "assert got == [units.parse_unit(n) for n in names]\n"
-        "assert len(units._registry_holder) == 1\n"
+        "assert 'pint' not in sys.modules\n"
     )
 
 
@@ -645,22 +660,4 @@ def test_currency_and_labels_never_import_pint() -> None:
         "    format_unit(parse_unit(name))\n"
         "format_unit(parse_unit('USD/cent')); format_unit(parse_unit('USD per egg'))\n"
         "assert 'pint' not in sys.modules, 'pint imported'\n"
-        "parse_unit('USD/h')\n"
-        "assert 'pint' in sys.modules\n"
     )
-
-
-def test_names_resolved_without_pint_agree_with_pint() -> None:
-    from pint.util import UnitsContainer
-
-    registry = units._registry()
-    plain = units._plain_vectors()
-    assert {"USD", "dollar", "cent", "EUR", "percent", "degree", "degC"} <= set(plain)
-    assert not {"m", "meter", "kg", "s", "L"} & set(plain)  # physical: pint's
-    for name, vec in plain.items():
-        ref = UnitsContainer({name: 1})
-        factor, _root = registry.get_root_units(ref)
-        dims = registry.get_dimensionality(ref)
-        assert vec == UnitVec(
-            Fraction(factor), tuple((str(d).strip("[]"), Fraction(e)) for d, e in dims.items())
-        ), name

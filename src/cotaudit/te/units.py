@@ -1,18 +1,13 @@
-"""Units of the TE linter: curated registry, TE's unit parser and printer (te.md §5); the exact
-unit vectors they produce are :mod:`cotaudit.te.unitvec`'s (re-exported here).
+"""Units of the TE linter: TE's unit parser and printer (te.md §5) over the curated vocabulary
+of :mod:`cotaudit.te.unittable`; the exact unit vectors they produce are
+:mod:`cotaudit.te.unitvec`'s (re-exported here).
 
-* TE-37: the only unit vocabulary is ``data/units.txt``, loaded into an empty pint registry
-  (no prefixes). pint supplies every physical factor and dimensionality, exactly, as Fractions.
+* TE-37: the only unit vocabulary is ``data/units.txt``, pint's definition syntax for an empty
+  pint registry (no prefixes). Every name's exact factor and dimensionality is pint's, read from
+  a table generated from pint (``data/units.tsv``), so no lookup imports pint.
 * TE-38: unit text from a trace is parsed here, never by pint's string parser (TE-18). Names
   that the curated file does not define are count nouns with their own base dimension.
 * TE-40: two units are compatible iff they have the same dimensions and a factor ratio of 1.
-
-Importing this module does not import pint: count nouns (most units in word problems) are
-resolved from the alias table, which is read from ``units.txt`` directly, and so are the
-non-physical names -- currencies (``USD``, ``cent``), labels (``percent``, ``degree``) and the
-offset temperatures -- whose definitions are a base dimension, ``1``, or an integer multiple of
-another such name (a test checks them against pint). pint is imported and the registry built
-once per process, on the first physical name (a length, a mass, a time, a volume, ...).
 """
 
 from __future__ import annotations
@@ -20,17 +15,13 @@ from __future__ import annotations
 import functools
 import itertools
 import re
-import threading
 from collections.abc import Mapping
 from fractions import Fraction
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import Final, NamedTuple
 
 from cotaudit.errors import CotauditError
-from cotaudit.te.unitvec import COUNT_PREFIX, DIMENSIONLESS, UnitVec, quotient_text, unit_ratio
-
-if TYPE_CHECKING:
-    from pint import UnitRegistry
+from cotaudit.te.unittable import IDENTITY, alias_table, vector
+from cotaudit.te.unitvec import COUNT_PREFIX, DIMENSIONLESS, UnitVec, exact_text, quotient_text, unit_ratio
 
 __all__ = [
     "DIMENSIONLESS",
@@ -42,154 +33,6 @@ __all__ = [
     "singularize",
     "unit_ratio",
 ]
-
-
-# ---- curated file and alias table (no pint) --------------------------------------------------
-
-_DATA_FILE: Final = Path(__file__).with_name("data") / "units.txt"
-_ALIAS_DIRECTIVE: Final = "#@alias"
-_IDENTITY: Final = "1"  # TE's dimensionless identity; never needs pint
-
-
-@functools.cache
-def _definition_lines() -> tuple[str, ...]:
-    return tuple(_DATA_FILE.read_text(encoding="utf-8").splitlines())
-
-
-@functools.cache
-def _alias_table() -> Mapping[str, str]:
-    """Every name units.txt defines -> the name to ask pint about (or ``1``).
-
-    Mirrors pint's definition syntax ``name = definition [= symbol] [= alias ...]``; a test checks
-    that pint, given the same file, defines exactly these names.
-    """
-    table = {_IDENTITY: _IDENTITY}
-    directives: dict[str, str] = {}
-    for raw in _definition_lines():
-        line = raw.strip()
-        if line.startswith(_ALIAS_DIRECTIVE):
-            name, _, target = line[len(_ALIAS_DIRECTIVE) :].partition("=")
-            directives[name.strip()] = target.strip()
-            continue
-        line = line.partition("#")[0].strip()
-        if not line:
-            continue
-        parts = [p.strip() for p in line.split("=")]
-        for name in [parts[0], *parts[2:]]:
-            if name != "_":
-                table[name] = name
-    for name, target in directives.items():
-        if table.get(target) != target:
-            raise RuntimeError(f"units.txt: alias {name!r} targets undefined unit {target!r}")
-        table[name] = target
-    return table
-
-
-# ---- the pint registry (lazy, once per process) ----------------------------------------------
-
-_LOCK: Final = threading.Lock()
-_registry_holder: list[UnitRegistry[Any]] = []
-
-
-def _import_pint() -> Any:
-    """pint, imported without numpy unless numpy is loaded already.
-
-    Deferred: importing pint costs far more than a whole lint, and most of that is pint's
-    optional numpy support (which te never uses: factors are Fractions). ``None`` in
-    ``sys.modules`` makes pint's ``import numpy`` fail as if numpy were not installed; the entry
-    is removed again straight after, so anyone else can still import numpy.
-    """
-    import sys
-
-    if "numpy" in sys.modules:
-        import pint
-
-        return pint
-    sys.modules["numpy"] = None  # type: ignore[assignment]
-    try:
-        import pint
-    finally:
-        if sys.modules.get("numpy", 0) is None:
-            del sys.modules["numpy"]
-    return pint
-
-
-def _registry() -> UnitRegistry[Any]:
-    if not _registry_holder:
-        with _LOCK:
-            if not _registry_holder:
-                pint = _import_pint()
-                registry: UnitRegistry[Any] = pint.UnitRegistry(None, non_int_type=Fraction)
-                registry.load_definitions(list(_definition_lines()))
-                _registry_holder.append(registry)
-    return _registry_holder[0]
-
-
-def _exact(value: object) -> Fraction:
-    if isinstance(value, int | Fraction):
-        return Fraction(value)
-    if isinstance(value, float):  # not expected with non_int_type=Fraction; keep the decimal
-        return Fraction(repr(value))
-    raise TypeError(f"unexpected pint factor {value!r}")
-
-
-@functools.cache
-def _pint_vector(name: str) -> UnitVec:
-    """Factor and dimensions of a name that is verified to be defined in units.txt."""
-    registry = _registry()
-    from pint.util import UnitsContainer
-
-    ref = UnitsContainer({name: 1})  # a container, not text: nothing here is parsed
-    with _LOCK:  # pint fills internal caches on lookup
-        factor, _root = registry.get_root_units(ref)
-        dims = registry.get_dimensionality(ref)
-    exps = tuple((str(d).strip("[]"), _exact(e)) for d, e in dims.items())
-    return UnitVec(_exact(factor), exps)
-
-
-# ---- non-physical names without pint ---------------------------------------------------------
-
-# Base dimensions that are not physical: a trace in dollars or percent never needs pint.
-_PLAIN_DIMENSIONS: Final = ("currency_", "temperature_deg")
-_PLAIN_DEFINITION: Final = re.compile(
-    r"\[(?P<dim>[a-z_A-Z]+)\]|(?P<one>1)"
-    r"|(?P<den_name>\w+) / (?P<den>[0-9]+)|(?P<num>[0-9]+) \* (?P<num_name>\w+)"
-)
-
-
-@functools.cache
-def _plain_vectors() -> Mapping[str, UnitVec]:
-    """Vectors of the names defined without physical dimensions, read from units.txt by hand:
-    ``NAME = [currency_X]``, ``NAME = 1``, ``NAME = OTHER / N`` or ``NAME = N * OTHER`` where
-    OTHER is such a name. Everything else is left to pint."""
-    vectors: dict[str, UnitVec] = {}
-    for raw in _definition_lines():
-        line = raw.partition("#")[0].strip()
-        if not line:
-            continue
-        parts = [p.strip() for p in line.split("=")]
-        if len(parts) < 2:
-            continue
-        match = _PLAIN_DEFINITION.fullmatch(parts[1])
-        if match is None:
-            continue
-        vec: UnitVec | None = None
-        if match["dim"] is not None:
-            if match["dim"].startswith(_PLAIN_DIMENSIONS):
-                vec = UnitVec(Fraction(1), ((match["dim"], Fraction(1)),))
-        elif match["one"] is not None:
-            vec = DIMENSIONLESS
-        elif match["den_name"] is not None and match["den_name"] in vectors:
-            base = vectors[match["den_name"]]
-            vec = UnitVec(base.factor / int(match["den"]), base.exps)
-        elif match["num_name"] is not None and match["num_name"] in vectors:
-            base = vectors[match["num_name"]]
-            vec = UnitVec(base.factor * int(match["num"]), base.exps)
-        if vec is not None:
-            for name in [parts[0], *parts[2:]]:
-                if name != "_":
-                    vectors[name] = vec
-    return vectors
 
 
 # ---- names: curated units and count nouns (TE-38) --------------------------------------------
@@ -242,17 +85,14 @@ def _count_noun_key(name: str) -> str:
 
 @functools.lru_cache(maxsize=4096)
 def _resolve_name(name: str) -> UnitVec:
-    table = _alias_table()
+    table = alias_table()
     target = table.get(name)
     if target is None:
         key = _count_noun_key(name)
         target = table.get(key) if len(key) >= 2 else None
         if target is None:
             return UnitVec._canonical(Fraction(1), {COUNT_PREFIX + key: Fraction(1)})
-    if target == _IDENTITY:
-        return DIMENSIONLESS
-    plain = _plain_vectors().get(target)
-    return plain if plain is not None else _pint_vector(target)
+    return DIMENSIONLESS if target == IDENTITY else vector(target)
 
 
 # ---- TE's unit grammar (TE-38): a hand-written parser, bounded, linear-time -------------------
@@ -364,7 +204,7 @@ class _Parser:
         if tok.kind == "sym":
             return _resolve_name(tok.text)
         if tok.kind == "int":
-            if tok.text != _IDENTITY:
+            if tok.text != IDENTITY:
                 raise UnitSyntaxError(tok.offset, "the only number allowed in a unit is 1")
             return DIMENSIONLESS
         if tok.kind == "op" and tok.text == "(":
@@ -450,15 +290,11 @@ class _DisplayTable(NamedTuple):
 
 
 @functools.cache
-def _display_table(physical: bool = True) -> _DisplayTable:
-    """Spellings for output; ``physical=False`` keeps to the names pint is not needed for (a
-    unit without physical dimensions can only be spelled with those)."""
+def _display_table() -> _DisplayTable:
+    """Spellings for output."""
     whole: dict[UnitVec, str] = {}
     per_dim: dict[str, list[_Spelling]] = {}
-    plain = _plain_vectors()
     for symbol in _DISPLAY_ORDER:
-        if not physical and _alias_table().get(symbol) not in plain:
-            continue
         vec = _resolve_name(symbol)
         whole.setdefault(vec, symbol)
         if len(vec.exps) == 1 and vec.exps[0][1] > 0:
@@ -471,19 +307,8 @@ def _number_text(f: Fraction, *, prefix: bool) -> str:
     """Exact when short (``1609.344``, ``1/60``), else 10 significant digits (``~40.11663``)."""
     num, den = f.numerator, f.denominator
     if max(num.bit_length(), den.bit_length()) <= _EXACT_BITS:
-        if den == 1:
-            return str(num)
-        digits, rest = 0, den
-        for p in (2, 5):
-            count = 0
-            while rest % p == 0:
-                rest //= p
-                count += 1
-            digits = max(digits, count)
-        if rest == 1:
-            scaled = str(num * 10**digits // den).rjust(digits + 1, "0")
-            return f"{scaled[:-digits]}.{scaled[-digits:]}"
-        return f"({f})" if prefix else str(f)
+        text = exact_text(f)
+        return f"({text})" if prefix and "/" in text else text
     from decimal import MAX_EMAX, MIN_EMIN, Decimal, localcontext
 
     # Keep ~200 leading bits of each part: converting a huge int to Decimal is quadratic.
@@ -497,7 +322,7 @@ def _candidates(dim: str, exp: Fraction, table: _DisplayTable | None) -> list[tu
     """(symbol, its power, factor contributed) for each way to spell ``dim ** exp``."""
     if dim.startswith(COUNT_PREFIX):
         word = dim.removeprefix(COUNT_PREFIX)
-        symbol = dim if word in _alias_table() else word  # keep [count:m] apart from the metre
+        symbol = dim if word in alias_table() else word  # keep [count:m] apart from the metre
         return [(symbol, exp, Fraction(1))]
     out = []
     for sp in table.per_dim.get(dim, ()) if table is not None else ():
@@ -517,8 +342,7 @@ def format_unit(u: UnitVec) -> str:
     if not u.exps:
         return _number_text(u.factor, prefix=False)
     named = any(not d.startswith(COUNT_PREFIX) for d, _ in u.exps)
-    physical = any(not d.startswith((COUNT_PREFIX, *_PLAIN_DIMENSIONS)) for d, _ in u.exps)
-    table = _display_table(physical) if named else None  # count-only units never need pint
+    table = _display_table() if named else None  # count-only units need no curated name
     if table is not None and u in table.whole:
         return table.whole[u]
     options = [_candidates(d, e, table) for d, e in u.exps]

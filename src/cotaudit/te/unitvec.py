@@ -16,6 +16,25 @@ TOLERANCE: Final = Fraction(1, 10**9)  # TE-40, inclusive
 MAX_EXACT_ROOT: Final = 64  # higher roots are never exact in practice; skip the integer search
 
 
+def exact_text(f: Fraction) -> str:
+    """Exact and short: an integer, a decimal when one terminates (``1609.344``), else a ratio
+    (``5/18``)."""
+    num, den = f.numerator, f.denominator
+    if den == 1:
+        return str(num)
+    digits, rest = 0, den
+    for p in (2, 5):
+        count = 0
+        while rest % p == 0:
+            rest //= p
+            count += 1
+        digits = max(digits, count)
+    if rest != 1:
+        return f"{num}/{den}"
+    scaled = str(num * 10**digits // den).rjust(digits + 1, "0")
+    return f"{scaled[:-digits]}.{scaled[-digits:]}"
+
+
 def _pow_text(symbol: str, exp: Fraction) -> str:
     if exp == 1:
         return symbol
