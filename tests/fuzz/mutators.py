@@ -309,7 +309,9 @@ def deep_nesting(rng: random.Random, text: str, ctx: Context) -> str:
 def confusables(rng: random.Random, text: str, ctx: Context) -> str:
     """Swap 1-20 characters for lookalikes: Cyrillic/Greek letters, fullwidth digits, U+2212."""
     if len(text) > 100_000:  # a big text: probe random places instead of listing every one
-        spots = [i for i in (rng.randrange(len(text)) for _ in range(500)) if text[i] in CONFUSABLES]
+        # distinct places, sorted (a place probed twice must not be swapped twice: its second
+        # look would find the lookalike, which has no entry of its own)
+        spots = sorted({i for i in (rng.randrange(len(text)) for _ in range(500)) if text[i] in CONFUSABLES})
     else:
         spots = [i for i, ch in enumerate(text) if ch in CONFUSABLES]
     if not spots:

@@ -10,6 +10,7 @@ import random
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -107,6 +108,23 @@ def test_mutators_stay_bounded_on_an_input_that_is_already_at_the_cap(shape: str
             # mutate() cuts every result back to the cap; one mutator at most doubles its
             # input and adds one piece of at most 1 MiB
             assert len(out) <= 2 * MAX_INPUT_CHARS + 2**20, fn.__name__
+
+
+def test_confusables_on_a_big_text_never_swaps_a_place_twice() -> None:
+    # the 30-minute run stopped on KeyError: a random probe of a 100k+ text found one place
+    # twice, and its second swap looked up the lookalike the first had put there
+    from .mutators import confusables
+
+    class SamePlace(random.Random):  # every probe lands on the same place
+        def randrange(self, *args: Any, **kwargs: Any) -> int:
+            return 7
+
+    text = "i" * 150_000
+    for seed in range(20):
+        out = confusables(SamePlace(seed), text, Context())
+        changed = sum(a != b for a, b in zip(out, text, strict=True))
+        assert changed in (1, len(text))  # the one place probed, or every "i" (the every-branch)
+    assert confusables(SamePlace(0), "z" * 150_000, Context()) == "z" * 150_000  # near miss
 
 
 def test_structure_aware_mutation_mostly_stays_json_and_changes_it() -> None:
