@@ -96,3 +96,14 @@ def test_a_cut_off_last_line_is_skipped(run_log: Path) -> None:
     data = run_log.read_bytes()
     run_log.write_bytes(data[: len(data) - 20])
     assert [r["id"] for r in item_rows(run_log)] == ["good", "wrong"]
+
+
+def test_the_first_columns_name_the_first_error_as_the_audit_table_does() -> None:
+    from cotaudit.dataio.export import item_row
+
+    note = {"code": "COT_I001", "severity": "info", "location": {}, "message": "coverage"}
+    error = {"code": "COT_E001", "severity": "error", "location": {"line": 3}, "message": "false"}
+    row = item_row({"engine": "cot", "verdict": "fail", "findings": [note, error]})
+    assert (row["first_code"], row["first_line"], row["errors"]) == ("COT_E001", 3, 1)
+    only_note = item_row({"engine": "cot", "verdict": "pass", "findings": [note]})
+    assert only_note["first_code"] == "COT_I001"  # near miss: no error, the first note

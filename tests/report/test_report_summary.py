@@ -70,3 +70,15 @@ def test_totals_count_items_and_files_apart(make_report: Callable[..., Report]) 
 def test_first_finding_uses_step_when_no_line(make_report: Callable[..., Report]) -> None:
     r = make_report(findings=(Finding("V_E001", "error", Location(step="s4"), "m", {}),))
     assert summary_rows([r])[0][5] == "s4 V_E001"
+
+
+def test_the_first_column_names_the_first_error_not_a_note_before_it(
+    make_report: Callable[..., Report],
+) -> None:
+    note = Finding("COT_I001", "info", Location(), "coverage: 3 of 4 steps checked", {})
+    warn = Finding("COT_W003", "warning", Location(step="3"), "no final answer", {})
+    error = Finding("COT_E001", "error", Location(line=3), "36 - 7 = 28 is false", {})
+    rows = summary_rows([make_report(findings=(note, warn, error)), make_report(findings=(note, warn))])
+    assert [row[5] for row in rows] == ["3 COT_E001", "3 COT_W003"]
+    # near miss: only notes, the first of them
+    assert summary_rows([make_report(findings=(note,), verdict="pass")])[0][5] == "- COT_I001"

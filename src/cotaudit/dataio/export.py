@@ -6,7 +6,8 @@ by one R-1 report per line. :func:`item_rows` and :func:`finding_rows` stream it
 line is skipped, as every run-log reader does) into flat rows with these columns:
 
 - :data:`ITEM_COLUMNS` — ``id``, ``path``, ``engine``, ``verdict``, ``score``, ``first_code``,
-  ``first_line``, ``first_message`` (the report's first finding, as the audit table shows it),
+  ``first_line``, ``first_message`` (the finding the audit table names: the first error, else
+  the first warning, else the first note),
   ``errors``, ``warnings``, ``ms``;
 - :data:`FINDING_COLUMNS` — ``id``, ``engine``, ``verdict``, ``code``, ``severity``, ``line``,
   ``step``, ``statement``, ``message``, ``evidence`` (compact JSON).
@@ -92,12 +93,16 @@ def _findings(report: dict[str, Any]) -> list[dict[str, Any]]:
     return [f for f in found if isinstance(f, dict)] if isinstance(found, list) else []
 
 
+_RANK = {"error": 0, "warning": 1}
+
+
 def item_row(report: dict[str, Any]) -> Row:
     """One report as one row of :data:`ITEM_COLUMNS`."""
     ref = report.get("input") if isinstance(report.get("input"), dict) else {}
     assert isinstance(ref, dict)
     findings = _findings(report)
-    first = findings[0] if findings else {}
+    # the finding the audit table names: the first error, else the first warning, else the first
+    first = min(findings, key=lambda f: _RANK.get(str(f.get("severity")), 2)) if findings else {}
     where = first.get("location") if isinstance(first.get("location"), dict) else {}
     assert isinstance(where, dict)
     return {

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from cotaudit.report.encoding import escape_surrogates
-from cotaudit.report.model import VERDICTS, Report
+from cotaudit.report.model import VERDICTS, Finding, Report
 from cotaudit.report.text import count_words, input_label
 
 WIDTH = 100
@@ -25,9 +25,18 @@ def _first_finding(report: Report) -> str:
         return "(invalid input)"
     if not report.findings:
         return "-"
-    f = report.findings[0]
+    f = lead_finding(report.findings)
     where = str(f.location.line) if f.location.line is not None else (f.location.step or "-")
     return f"{where} {f.code}"
+
+
+_RANK = {"error": 0, "warning": 1}
+
+
+def lead_finding(findings: Sequence[Finding]) -> Finding:
+    """The finding a one-line summary names: the first error, else the first warning, else the
+    first finding (an engine may list its notes, such as coverage, before the error)."""
+    return min(findings, key=lambda f: _RANK.get(f.severity, 2))
 
 
 def _ms(value: float | None, timing: bool) -> str:

@@ -34,6 +34,7 @@ from cotaudit.errors import CotauditError
 from cotaudit.limits import Limits
 from cotaudit.limits import budget as _budget
 from cotaudit.report import Report
+from cotaudit.report.summary import lead_finding
 from cotaudit.rewards.answer import AnswerOutcome, check_answer
 from cotaudit.rewards.shaping import DEFAULT_ENGINE, DEFAULT_SHAPING, Shaping, Status, reward_for, status_of
 from cotaudit.rewards.steps import STEP_REWARDS, step_rewards_for
@@ -150,10 +151,11 @@ def score_completion(
 
 
 def _process_reason(report: Report, status: Status, line_offset: int = 0) -> str:
-    """The first finding, with its line counted in the completion (not in the extracted trace)."""
+    """The lead finding (first error, else warning, else note), with its line counted in the
+    completion (not in the extracted trace)."""
     if status == "pass":
         return ""
-    first = report.findings[0] if report.findings else None
+    first = lead_finding(report.findings) if report.findings else None
     if status == "unknown":
         detail = report.details.get("reason") or report.details.get("error")
         if first is not None:

@@ -21,6 +21,7 @@ from cotaudit.report.html import render_html
 from cotaudit.report.html_parts import esc
 from cotaudit.report.html_site import assets, plots
 from cotaudit.report.model import VERDICTS, Report
+from cotaudit.report.summary import lead_finding
 from cotaudit.report.text import input_label
 
 CHUNK = 100  # items per detail file
@@ -105,7 +106,7 @@ def _row(n: int, r: Report, timing: bool) -> list[object]:
     codes = " ".join(sorted({f.code for f in r.findings}))
     first = ""
     if r.findings:
-        f = r.findings[0]
+        f = lead_finding(r.findings)
         first = (
             f"{f.location.line if f.location.line is not None else f.location.step or ''} {f.code}".strip()
         )
