@@ -190,14 +190,25 @@ def preload(engines: Iterable[str]) -> None:
             continue  # reported per item when an item needs it
 
 
+# An options key whose value, a module-level function ``task(payload, options) -> Report``, the
+# worker calls for the item instead of the engine (with the other options). It travels pickled
+# by reference, so it is set by code, never from a client's JSON. The service's ``/v1/reward``
+# uses it to score a completion (audit, answer, steps) where the item's time limit kills it.
+TASK = "cotaudit.task"
+
+
 def execute(payload: Payload, options: Mapping[str, Any] | None = None) -> EncodedReport:
     """The encoded R-1 report for one item; never raises (front-end errors become ``invalid``)."""
     item = payload.to_item()
     unloadable = _UNLOADABLE.get(payload.engine) if payload.error is None else None
     if unloadable is not None:
         return encode_report(front_end_report(payload, "invalid", unloadable, reason="engine_not_loadable"))
+    rest = dict(options or {})
+    task = rest.pop(TASK, None)
     try:
-        return encode_report(api.run_item(item, **dict(options or {})))
+        if task is not None and item.error is None:
+            return encode_report(task(payload, rest))
+        return encode_report(api.run_item(item, **rest))
     except CotauditError as exc:  # unknown engine, missing dependency, bad option: per item
         report = front_end_report(payload, "invalid", str(exc), reason=type(exc).__name__)
     except Exception as exc:  # a bug outside the engine (or a report JSON cannot hold): still one
