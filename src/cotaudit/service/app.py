@@ -8,11 +8,18 @@ Endpoints (all JSON; errors are ``{"error": {"status", "code", "message"}}``):
 |---|---|
 | ``POST /v1/check`` | one item ``{"engine", "text", "id"?}`` → its R-1 report |
 | ``POST /v1/batch`` | ``{"items": [...]}`` (bounded) → ``{"reports": [...]}`` in order |
-| ``POST /v1/reward`` | ``{"completions": [...], "engine"?, "shaping"?}`` → ``{"rewards", "verdicts"}`` |
+| ``POST /v1/reward`` | ``{"completions", "engine"?, "shaping"?, "gold"?, "mode"?, "steps"?, ...}`` → |
+| | ``{"rewards", "verdicts", "outcomes"?, "step_rewards"?}`` (see below) |
 | ``GET /v1/health`` | liveness, version, engines, workers, backlog (never behind the token) |
 | ``GET /v1/codes`` | every stable diagnostic code |
 | ``POST /v1/<engine>/<name>`` | engine endpoints (:mod:`cotaudit.service.routes`) |
 | ``GET /openapi.json`` | the OpenAPI schema, with the R-1 report schema in it |
+
+``/v1/reward`` gives what :func:`cotaudit.rewards.score_completion` gives for each completion
+(:mod:`cotaudit.service.reward`): ``gold`` is one answer per completion (string, number or
+null), ``mode`` one of ``cotaudit.rewards.MODES`` (default ``process``, whose answer is
+``{"rewards", "verdicts"}`` alone), ``steps`` adds ``step_rewards``; any ``mode`` but
+``process``, or ``steps``, adds ``outcomes`` (``Outcome.to_dict()`` of each completion).
 
 In front of the app sit the gates (:mod:`cotaudit.service.gates`: the token before anything is
 read, then the body limit and the number of requests at work) and, under it, the transport
@@ -38,7 +45,7 @@ from starlette.exceptions import HTTPException
 
 from cotaudit import __version__
 from cotaudit.report import json_schema
-from cotaudit.rewards import DEFAULT_ENGINE
+from cotaudit.rewards import DEFAULT_ENGINE, MODES
 from cotaudit.service import transport
 from cotaudit.service.config import TOKEN_ENV, EngineRoute, ServiceConfig, routes
 from cotaudit.service.core import ServiceCore, ServiceError
@@ -81,9 +88,22 @@ class BatchRequest(BaseModel):
 
 
 class RewardRequest(BaseModel):
+    """What ``cotaudit.rewards.score_completion`` takes, for a list of completions. ``gold``,
+    ``mode``, ``steps`` and ``time_limit`` are checked by the core (clear 422s, one code each)."""
+
     completions: list[str | list[dict[str, Any]]] = Field(description="strings, or conversations")
     engine: str = DEFAULT_ENGINE
     shaping: dict[str, Any] | None = Field(default=None, description="cotaudit.rewards.Shaping fields")
+    gold: list[Any] | None = Field(
+        default=None,
+        description="one gold answer per completion: a string, a number or null (GSM8K '#### 18' "
+        "and MATH '\\boxed{...}' solutions are read as in-process)",
+    )
+    mode: Any = Field(default="process", description=f"how process and answer combine: {', '.join(MODES)}")
+    steps: Any = Field(default=False, description="add per-step rewards (te, vericot, cot; null for others)")
+    time_limit: Any = Field(
+        default=None, description="seconds per completion (default 10, at most the item time limit)"
+    )
 
 
 def create_app(config: ServiceConfig | None = None) -> FastAPI:
@@ -137,8 +157,20 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
 
     @app.post("/v1/reward", dependencies=read_auth)
     async def reward(request: RewardRequest) -> Response:
-        """Shaped rewards for a list of completions (pass 1, fail 0, graded type6, abstain set)."""
-        return _json(await core.reward(request.completions, request.engine, request.shaping))
+        """Rewards for a list of completions, as ``cotaudit.rewards.score_completion`` gives them:
+        process (pass 1, fail 0, graded type6, could-not-check null), or with a gold answer per
+        completion and a ``mode``, answer-aware; ``steps`` adds per-step rewards."""
+        return _json(
+            await core.reward(
+                request.completions,
+                request.engine,
+                request.shaping,
+                gold=request.gold,
+                mode=request.mode,
+                steps=request.steps,
+                time_limit=request.time_limit,
+            )
+        )
 
     @app.get(HEALTH)
     async def health() -> JSON:

@@ -22,10 +22,9 @@ from typing import Any
 from cotaudit import __version__, api, codes
 from cotaudit.batch.jobs import Payload, execute
 from cotaudit.batch.pool import LocalPool
-from cotaudit.completions import find_trace
 from cotaudit.errors import CotauditError, EngineUnavailable, UnknownEngine
 from cotaudit.report.encoded import EncodedReport
-from cotaudit.rewards import Shaping, reward_for
+from cotaudit.service import reward
 from cotaudit.service.config import EngineRoute, ServiceConfig, resolve
 from cotaudit.service.encode import TooLarge, encode, fit_report, fit_reports
 
@@ -169,29 +168,41 @@ class ServiceCore:
         return await self._encode(render)
 
     async def reward(
-        self, completions: Sequence[Any], engine: str, shaping: Mapping[str, Any] | None
+        self,
+        completions: Sequence[Any],
+        engine: str,
+        shaping: Mapping[str, Any] | None,
+        *,
+        gold: Any = None,
+        mode: Any = "process",
+        steps: Any = False,
+        time_limit: Any = None,
     ) -> bytes:
-        """Completions → shaped rewards (``cotaudit.rewards``), with the verdicts behind them."""
+        """Completions → rewards as :func:`cotaudit.rewards.score_completion` gives them (each
+        scored in a worker: :mod:`cotaudit.service.reward`), with the verdicts behind them; with
+        a ``mode`` other than ``process`` or ``steps``, the outcomes (and per-step rewards) too."""
         self._bounded(len(completions), self.config.max_reward_items, "completions")
         problem = self._problem(engine)
         if problem is not None:
             raise problem
         try:
-            shape = Shaping.from_mapping(shaping)
-        except (TypeError, ValueError) as exc:
-            raise ServiceError(422, "bad_shaping", str(exc)) from None
-        payloads = [_reward_payload(engine, c, f"completion-{i}") for i, c in enumerate(completions)]
-        reports = await self._run(payloads)
-
-        def render() -> bytes:
-            summaries = [r.summary() for r in reports]  # the envelope is all a reward looks at
-            answer = {
-                "rewards": [reward_for(r, shape) for r in summaries],
-                "verdicts": [r.verdict for r in summaries],
-            }
-            return encode(answer, self.config.max_response_bytes)
-
-        return await self._encode(render)
+            spec, golds = reward.parse(
+                engine,
+                shaping,
+                count=len(completions),
+                gold=gold,
+                mode=mode,
+                steps=steps,
+                time_limit=time_limit,
+                max_time_limit=self.config.item_timeout,
+            )
+        except reward.BadRequest as exc:
+            raise ServiceError(422, exc.code, str(exc)) from None
+        payloads = [Payload(engine, "", None, f"completion-{i}") for i in range(len(completions))]
+        options = [reward.options(spec, c, g) for c, g in zip(completions, golds, strict=True)]
+        reports = await self._run(payloads, options)
+        limit = self.config.max_response_bytes
+        return await self._encode(lambda: encode(reward.answer(reports, spec), limit))
 
     async def call_route(self, route: EngineRoute, body: Mapping[str, Any]) -> bytes:
         """Run an engine endpoint's handler in a thread, under the request time limit."""
@@ -232,13 +243,18 @@ class ServiceCore:
         if n > limit:
             raise ServiceError(413, "too_many_items", f"{n} {what} given; the limit is {limit}")
 
-    async def _run(self, payloads: list[Payload]) -> list[EncodedReport]:
+    async def _run(
+        self, payloads: list[Payload], options: Sequence[Mapping[str, Any]] | None = None
+    ) -> list[EncodedReport]:
         pool = self._pool
         if pool is None:
             raise ServiceError(503, "starting", "the service is starting", {"Retry-After": "1"})
         if pool.backlog + len(payloads) > self.config.max_backlog:
             raise ServiceError(503, "overloaded", "too many items queued; retry later", {"Retry-After": "1"})
-        futures: list[Future[EncodedReport] | None] = [None if p.error else pool.submit(p) for p in payloads]
+        opts = options if options is not None else [{}] * len(payloads)
+        futures: list[Future[EncodedReport] | None] = [
+            None if p.error else pool.submit(p, o) for p, o in zip(payloads, opts, strict=True)
+        ]
         waiting = [asyncio.wrap_future(f) for f in futures if f is not None]
         try:
             done = await asyncio.wait_for(asyncio.gather(*waiting), self.config.request_timeout)
@@ -271,11 +287,3 @@ def _payload(item: Mapping[str, Any], index: int) -> Payload:
     if not isinstance(text, str):
         return Payload(engine, "", path, item_id, "'text' must be a string")
     return Payload(engine, text, path, item_id)
-
-
-def _reward_payload(engine: str, completion: Any, item_id: str) -> Payload:
-    """The trace found in a completion (``cotaudit.completions``, as the in-process rewards do);
-    a completion without one is an ``invalid`` item, which is shaped to ``invalid_reward``."""
-    located = find_trace(completion, engine)
-    error = None if located.found else "no trace found in the completion"
-    return Payload(engine, located.text, None, item_id, error)
