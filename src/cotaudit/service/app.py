@@ -94,15 +94,26 @@ class RewardRequest(BaseModel):
     completions: list[str | list[dict[str, Any]]] = Field(description="strings, or conversations")
     engine: str = DEFAULT_ENGINE
     shaping: dict[str, Any] | None = Field(default=None, description="cotaudit.rewards.Shaping fields")
-    gold: list[Any] | None = Field(
+    gold: Any = Field(
         default=None,
         description="one gold answer per completion: a string, a number or null (GSM8K '#### 18' "
         "and MATH '\\boxed{...}' solutions are read as in-process)",
+        json_schema_extra={"type": ["array", "null"], "items": {"type": ["string", "number", "null"]}},
     )
-    mode: Any = Field(default="process", description=f"how process and answer combine: {', '.join(MODES)}")
-    steps: Any = Field(default=False, description="add per-step rewards (te, vericot, cot; null for others)")
+    mode: Any = Field(
+        default="process",
+        description="how the process and answer rewards combine",
+        json_schema_extra={"type": "string", "enum": list(MODES)},
+    )
+    steps: Any = Field(
+        default=False,
+        description="add per-step rewards (te, vericot, cot; null for other engines)",
+        json_schema_extra={"type": "boolean"},
+    )
     time_limit: Any = Field(
-        default=None, description="seconds per completion (default 10, at most the item time limit)"
+        default=None,
+        description="seconds per completion (default 10, at most the item time limit)",
+        json_schema_extra={"type": ["number", "null"], "exclusiveMinimum": 0},
     )
 
 
