@@ -179,3 +179,12 @@ def test_the_same_request_gives_the_same_bytes(client: httpx.Client) -> None:
     body = {"completions": TE_COMPLETIONS, "gold": TE_GOLD, "mode": "process+answer", "steps": True}
     first = _send(client, body).content
     assert all(_send(client, body).content == first for _ in range(2))
+
+
+def test_the_example_in_docs_service_md_is_the_real_answer(client: httpx.Client) -> None:
+    text = (ROOT / "docs" / "service.md").read_text(encoding="utf-8")
+    block = text[text.index("curl -s localhost:8000/v1/reward") :]
+    block = block[: block.index("```")]
+    body = json.loads(block[block.index("-d '") + 4 : block.index("}'") + 1])
+    quoted = [ln.strip()[1:].strip() for ln in block.splitlines() if ln.strip().startswith("#")]
+    assert _send(client, body).content == "".join(quoted).encode()
