@@ -193,8 +193,15 @@ class Z3Session:
     def conj(self, terms: list[Any]) -> Any:
         return terms[0] if len(terms) == 1 else z3.And(*terms)
 
+    def disj(self, terms: list[Any]) -> Any:
+        return terms[0] if len(terms) == 1 else z3.Or(*terms)
+
     def neg(self, term: Any) -> Any:
         return z3.Not(term)
+
+    def ints(self, names: list[str]) -> list[Any]:
+        """Integer constants of this context (the same terms SMT-LIB ``declare-const`` makes)."""
+        return [z3.Int(name, self.ctx) for name in names]
 
     def true(self) -> Any:
         return z3.BoolVal(True, ctx=self.ctx)

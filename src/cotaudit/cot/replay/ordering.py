@@ -12,10 +12,11 @@ end, the newest, the most expensive, or the first to finish:
   ("the third book", "fourth") read along the orientation the trace last declared ("from right
   to left: …"), or along the finishing order for golfers.
 
-Facts render to SMT-LIB for :mod:`cotaudit.vericot.smt` (the project's one Z3 module: the
-verdicts come from Z3) and evaluate on a concrete order in plain Python, which is how a
-"does not follow" verdict is shown: an order that satisfies the premises and breaks the claim,
-found by enumeration (n ≤ 7) and checked without Z3.
+Facts become Z3 terms in a :mod:`cotaudit.vericot.smt` session (the project's one Z3 module:
+the verdicts come from Z3), render to SMT-LIB for display, and evaluate on a concrete order in
+plain Python, which is how a "does not follow" verdict is shown: the first order (in
+enumeration order) that satisfies the premises and breaks the claim, found over every order
+(n ≤ 7) with one bit set per fact, without Z3.
 
 All matching is on whole words after lower-casing; every regex here is linear-time.
 """
@@ -397,29 +398,49 @@ class Solver:
         n = puzzle.lex.n
         self.n = n
         self.session = Z3Session(timeout_ms=timeout_ms)
-        self.decls = "".join(f"(declare-const o{j} Int)" for j in range(n))
+        decls = "".join(f"(declare-const o{j} Int)" for j in range(n))
         base = "".join(f"(assert (and (<= 1 o{j}) (<= o{j} {n})))" for j in range(n))
         base += "(assert (distinct " + " ".join(f"o{j}" for j in range(n)) + "))"
-        self.base = [self.session.new_tag(t) for t in self.session.parse(self.decls + base)]
+        self.base = [self.session.new_tag(t) for t in self.session.parse(decls + base)]
+        self.positions = self.session.ints([f"o{j}" for j in range(n)])  # the constants above
         self._tags: dict[Fact, int] = {}
-        self._terms: dict[str, object] = {}
-        self._cache: dict[tuple[tuple[int, ...], str], bool | None] = {}
+        self._terms: dict[Fact, object] = {}
+        self._cache: dict[tuple[tuple[int, ...], Fact], bool | None] = {}
+        self._bitsets: dict[Fact, int] = {}
         self.queries = 0
 
     def _tag(self, fact: Fact) -> int:
         if fact not in self._tags:
-            self._tags[fact] = self.session.new_tag(self._term(fact.smt()))
+            self._tags[fact] = self.session.new_tag(self._term(fact))
         return self._tags[fact]
 
-    def _term(self, smt: str) -> object:
-        if smt not in self._terms:
-            self._terms[smt] = self.session.parse(self.decls + f"(assert {smt})")[0]
-        return self._terms[smt]
+    def _term(self, fact: Fact) -> object:
+        """``fact`` as a Z3 term over the position constants, built through the API (the same
+        term SMT-LIB ``fact.smt()`` parses to; parsing text cost more than the solving)."""
+        term = self._terms.get(fact)
+        if term is None:
+            term = self._terms[fact] = self._build(fact)
+        return term
+
+    def _build(self, fact: Fact) -> object:
+        op, args = fact.op, fact.args
+        if op == "at":
+            return self.positions[_int(args[0])] == _int(args[1])
+        if op == "before":
+            return self.positions[_int(args[0])] < self.positions[_int(args[1])]
+        if op == "true":
+            return self.session.true()
+        parts = [self._term(_fact(a)) for a in args]
+        if op == "not":
+            return self.session.neg(parts[0])
+        if op == "or":
+            return self.session.disj(parts)
+        return self.session.conj(parts)
 
     def _premise_tags(self, premises: Sequence[int]) -> list[int]:
         return [self._tag(self.puzzle.statements[k][1]) for k in premises]
 
-    def _unsat(self, tags: list[int], goal: str) -> bool | None:
+    def _unsat(self, tags: list[int], goal: Fact) -> bool | None:
         key = (tuple(sorted(set(tags))), goal)
         if key in self._cache:
             return self._cache[key]
@@ -438,27 +459,50 @@ class Solver:
         ``None`` when Z3 could not decide in time."""
         # Extra facts go into the pushed goal, not into tags: tags stay one per statement, so
         # the solver does not grow with every fact a trace concludes.
-        goal = f"(not {claim.smt()})"
+        goal = Fact("not", (claim,))
         if extra:
-            goal = "(and " + " ".join(f.smt() for f in extra) + f" {goal})"
+            goal = Fact("and", (*extra, goal))
         return self._unsat(self._premise_tags(premises), goal)
+
+    def _bits(self, fact: Fact) -> int:
+        """The orders where ``fact`` holds, as a bit set over ``_orders(n)`` (bit i: order i)."""
+        bits = self._bitsets.get(fact)
+        if bits is None:
+            op, args = fact.op, fact.args
+            full = (1 << len(_orders(self.n))) - 1
+            if op in ("at", "before"):
+                bits = _atom_bits(self.n, op, _int(args[0]), _int(args[1]))
+            elif op == "true":
+                bits = full
+            elif op == "not":
+                bits = full & ~self._bits(_fact(args[0]))
+            elif op == "or":
+                bits = 0
+                for part in args:
+                    bits |= self._bits(_fact(part))
+            else:
+                bits = full
+                for part in args:
+                    bits &= self._bits(_fact(part))
+            self._bitsets[fact] = bits
+        return bits
 
     def counter_order(
         self, premises: Sequence[int], claim: Fact, extra: Sequence[Fact] = ()
     ) -> list[int] | None:
-        """An order where every premise holds and ``claim`` fails, found without Z3 (by
-        enumeration, n ≤ 7), as the shown reason a claim does not follow; else ``None``."""
+        """An order where every premise holds and ``claim`` fails, found without Z3 (over every
+        order, n ≤ 7), as the shown reason a claim does not follow; else ``None``. The first
+        such order in enumeration order, so the same claim always shows the same one."""
         if self.n > MAX_ENUMERATED:
             return None
-        facts = [self.puzzle.statements[k][1] for k in premises] + list(extra)
-        tests = [f.compile() for f in facts]
-        broken = claim.compile()
-        for count, order in enumerate(_orders(self.n)):
-            if count % 1024 == 0:
-                limits.checkpoint()
-            if not broken(order) and all(t(order) for t in tests):
-                return list(order)
-        return None
+        limits.checkpoint()
+        left = (1 << len(_orders(self.n))) - 1
+        for fact in [self.puzzle.statements[k][1] for k in premises] + list(extra):
+            left &= self._bits(fact)
+        left &= ~self._bits(claim)
+        if not left:
+            return None
+        return list(_orders(self.n)[(left & -left).bit_length() - 1])
 
     def describe(self, order: Sequence[int]) -> str:
         """``order`` (object -> position) as the objects from position 1 to n."""
@@ -470,3 +514,15 @@ class Solver:
 def _orders(n: int) -> tuple[tuple[int, ...], ...]:
     """Every order of n objects (``order[j]`` = object j's position), at most 7! of them."""
     return tuple(itertools.permutations(range(1, n + 1)))
+
+
+@functools.lru_cache(maxsize=2 * MAX_ENUMERATED**3)
+def _atom_bits(n: int, op: str, a: int, b: int) -> int:
+    """The orders of n objects where ``at(a, b)`` (object a at place b) or ``before(a, b)``
+    holds, as a bit set over ``_orders(n)``: bit i stands for order i."""
+    orders = _orders(n)
+    if op == "at":
+        flags = ["1" if o[a] == b else "0" for o in reversed(orders)]
+    else:
+        flags = ["1" if o[a] < o[b] else "0" for o in reversed(orders)]
+    return int("".join(flags), 2)
