@@ -109,3 +109,24 @@ def test_cot_step_rewards_read_the_reasoning_block() -> None:
     steps = make_step_reward("cot")(completions=["<think>\n" + slip + "\n</think>\nThe answer is 70."])
     assert 0.0 in steps[0] and steps[0].count(0.0) == 1
     assert step_rewards(GOOD, "type6")[0] == []  # an engine without steps: no list
+
+
+def test_a_structured_trace_states_only_the_answer_its_engine_reads() -> None:
+    from pathlib import Path
+
+    from cotaudit.rewards import score_completion
+
+    root = Path(__file__).resolve().parents[2] / "examples" / "vericot"
+    # a SARA trace reads no answer: its last line ("}") is not one, so gold finds none
+    sara = (root / "A_sara_valid.vcot.json").read_text(encoding="utf-8")
+    out = score_completion(sara, "vericot", gold="}", mode="answer")
+    assert out.answer is not None and out.answer.status == "fail"
+    assert out.answer.reason == "no final answer found" and out.answer.check.extracted is None
+    # near miss: a ProntoQA trace whose predicted label the engine reads
+    chain = (root / "F_prontoqa_1_chain.vcot.json").read_text(encoding="utf-8")
+    out = score_completion(chain, "vericot", gold="B", mode="answer")
+    assert out.answer is not None and out.answer.status == "pass"
+    # te still falls back to what the text states when it has no ANS value
+    te = "GIVEN:\n  a := 4\nGOAL: c\nEQ[e1]: c = a + 5 = 9\nThe answer is 9.\n"
+    out = score_completion(te, "te", gold="9", mode="answer")
+    assert out.answer is not None and out.answer.check.extracted is not None

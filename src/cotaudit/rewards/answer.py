@@ -8,8 +8,10 @@ content of its last ``\\boxed{…}``.
 
 **The trace's final answer** is the one the engine read, when it reads one — te: the value of
 the ``ANS`` line as the trace states it (``details.answer.value``), cot: its extracted answer,
-vericot: its predicted label — and otherwise what :func:`cotaudit.cot.answer.extract` finds in
-the trace (``\\boxed{…}``, ``####``, "the answer is", the last line).
+vericot: its predicted label — and otherwise, for te and cot only, what
+:func:`cotaudit.cot.answer.extract` finds in the trace (``\\boxed{…}``, ``####``, "the answer
+is", the last line). The other engines' traces are structured (JSON, ``.t6``, ``.kb``): where
+the engine reads no answer, none is stated (a JSON trace's last line is ``}``).
 
 **Comparison** is :func:`cotaudit.cot.answer.compare`: exact rational arithmetic for numeric
 gold (``$18``, ``1,260``, ``3/4``, ``25%``), option letters, ``math-verify`` (through
@@ -34,6 +36,9 @@ from cotaudit.te.grammar import split_lines
 
 GOLD_COLUMNS: tuple[str, ...] = ("gold", "ground_truth", "answer", "solution")
 _HASHES = re.compile(r"####")
+#: Engines whose traces are text that may state an answer in prose; the others (JSON, ``.t6``,
+#: ``.kb``) state one only where the engine reads it.
+_TEXT_ANSWER_ENGINES = frozenset({"te", "cot"})
 
 
 class AnswerOutcome(NamedTuple):
@@ -97,6 +102,8 @@ def stated_answer(report: Report | None, trace: str) -> tuple[str | None, str | 
                 return str(value).strip(), source
             if isinstance(value, bool):
                 return str(value), source
+    if report is not None and report.engine not in _TEXT_ANSWER_ENGINES:
+        return None, None  # a structured trace: its last line is syntax ("}"), not an answer
     lines = [ln for ln in split_lines(trace) if ln.strip()]
     return answers.extract(lines)
 
