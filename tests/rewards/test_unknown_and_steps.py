@@ -92,6 +92,26 @@ def test_te_steps_that_could_not_be_checked() -> None:
     assert unknown(completions=[huge]) == [[None, 1.0]]
 
 
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ("  a := 4\n  a := 5\n  b := 5\n", [1.0, 0.0, 1.0]),  # a declared twice: e2 uses a
+        ("  a := 4 +\n  b := 5\n", [1.0, 0.0, 1.0]),  # a malformed declaration of a
+        ("  a := 4\n  b := 5\n  z := 1/0\n", [0.0, 1.0, 1.0]),  # z used by no step: the first
+        ("  a := 4\n  b := 5\n", [1.0, 1.0, 1.0]),  # near miss: clean premises charge nothing
+    ],
+)
+def test_te_an_error_on_a_given_line_is_charged_to_the_step_that_builds_on_it(
+    given: str, expected: list[float]
+) -> None:
+    from cotaudit.rewards import step_rewards
+
+    trace = "GIVEN:\n" + given + "GOAL: d\nEQ[e1]: c = 2 * 3 = 6\nEQ[e2]: d = a + b = 9\nANS: d\n"
+    steps, trace_reward = step_rewards(trace, "te")
+    assert steps == expected
+    assert trace_reward == (1.0 if expected == [1.0, 1.0, 1.0] else 0.0)
+
+
 def test_vericot_step_rewards() -> None:
     text = (EXAMPLES / "vericot" / "B_sara_contradicted.vcot.json").read_text(encoding="utf-8")
     per_step, reward = step_rewards(text, "vericot")
