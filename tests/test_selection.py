@@ -8,7 +8,7 @@ import pytest
 
 from cotaudit.errors import UsageError
 from cotaudit.report import Finding, Location, Report
-from cotaudit.selection import ALL, Selection, apply_selection, check_selector, exceeds, ignored_counts
+from cotaudit.selection import ALL, Selection, apply_selection, check_selector, exceeds, fails, ignored_counts
 
 
 def test_selectors_are_codes_prefixes_or_all() -> None:
@@ -92,6 +92,22 @@ def test_fail_on(make_report: Callable[..., Report]) -> None:
     assert exceeds([warned, clean], "warning")
     assert not exceeds([clean], "warning")  # near miss: no warning at all
     assert exceeds([_report(make_report, "abstain")], "error")
+
+
+def test_fails_is_fail_on_for_one_item_from_its_verdict_and_warnings() -> None:
+    assert not fails("pass", 2, "error") and fails("pass", 2, "warning")
+    assert not fails("pass", 0, "warning")  # near miss: no warning
+    assert all(fails(v, 0, "error") for v in ("fail", "abstain", "invalid"))
+
+
+def test_normalized_sorts_and_drops_repeats_only() -> None:
+    selection = Selection.of(["TE", "T6"], ["VC_W", "VC_W"], ["TE_W001", "TE_E006", "TE_W001"])
+    normal = selection.normalized()
+    assert normal == Selection(("T6", "TE"), ("VC_W",), ("TE_E006", "TE_W001"))
+    assert normal.normalized() == normal and Selection().normalized().is_default
+    assert all(
+        selection.enabled(c) == normal.enabled(c) for c in ("TE_E006", "TE_W001", "TE_E007", "VC_W001")
+    )
 
 
 def test_ignored_counts(make_report: Callable[..., Report]) -> None:

@@ -113,6 +113,12 @@ class Selection:
             "ignore": list(self.ignore),
         }
 
+    def normalized(self) -> Selection:
+        """The same selection with each list sorted and without repeats (``--ignore B,A,B``
+        and ``--ignore A,B`` select alike): what a run log records and compares on resume."""
+        parts = (self.select, self.extend_select, self.ignore)
+        return Selection(*(tuple(sorted(set(part))) for part in parts))
+
 
 def apply_selection(report: Report, selection: Selection) -> Report:
     """``report`` without its deselected findings, the verdict per the module's rule, and
@@ -130,12 +136,17 @@ def apply_selection(report: Report, selection: Selection) -> Report:
     return replace(report, findings=kept, verdict=verdict, details={**report.details, "selection": note})
 
 
+def fails(verdict: str, warnings: int, fail_on: FailOn = "error") -> bool:
+    """Whether one item fails the run: it did not pass, or (``warning``) it reports a warning.
+    For a caller that has the verdict and the count of warnings, not the report (``batch``)."""
+    return verdict != "pass" or (fail_on == "warning" and warnings > 0)
+
+
 def exceeds(reports: Iterable[Report], fail_on: FailOn = "error") -> bool:
     """Whether the run fails: an item that did not pass, or (``warning``) a selected warning."""
     for report in reports:
-        if report.verdict != "pass":
-            return True
-        if fail_on == "warning" and any(f.severity == "warning" for f in report.findings):
+        warnings = sum(f.severity == "warning" for f in report.findings) if fail_on == "warning" else 0
+        if fails(report.verdict, warnings, fail_on):
             return True
     return False
 

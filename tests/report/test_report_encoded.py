@@ -62,6 +62,12 @@ def test_the_line_is_the_canonical_json_of_the_report(timing: bool) -> None:
         assert encoded.verdict == report.verdict
 
 
+def test_the_warnings_are_counted_where_the_report_is_encoded() -> None:
+    for report in [*_examples(), _odd()]:
+        assert encode_report(report).warnings == sum(f.severity == "warning" for f in report.findings)
+    assert encode_report(_odd()).warnings == 1  # near miss: its error is not counted
+
+
 def test_spans_hold_each_finding_and_each_details_entry() -> None:
     for report in [*_examples(), _odd()]:
         encoded = encode_report(report)

@@ -10,12 +10,12 @@ thread of the receiver stalls — a server's event loop answering ``/v1/health``
 (:func:`~cotaudit.report.jsonout.report_dict` through
 :func:`~cotaudit.report.encoding.json_bytes`) where it is made. An :class:`EncodedReport` is
 those bytes, the byte spans of each finding and each ``details`` entry in them, its timing and
-its verdict: a fixed handful of Python objects whatever the size of the report, so moving it
-costs a copy of its bytes and nothing for the collector. Whoever only writes or forwards a
-report uses :meth:`EncodedReport.line`; the run log and the HTTP service do. Whoever needs more
-reads only that: :meth:`EncodedReport.envelope` (engine, input, verdict, score: small), the
-spans of findings and details entries (unparsed bytes), and, as the one full rebuild,
-:meth:`EncodedReport.report`.
+its verdict (and how many findings are warnings): a fixed handful of Python objects whatever
+the size of the report, so moving it costs a copy of its bytes and nothing for the collector.
+Whoever only writes or forwards a report uses :meth:`EncodedReport.line`; the run log and the
+HTTP service do. Whoever needs more reads only that: :meth:`EncodedReport.envelope` (engine,
+input, verdict, score: small), the spans of findings and details entries (unparsed bytes), and,
+as the one full rebuild, :meth:`EncodedReport.report`.
 
 The bytes without ``timing_ms`` are the report's canonical form, so the same report is the same
 bytes in every process; :meth:`EncodedReport.line` with ``timing`` appends the timing, giving
@@ -58,6 +58,7 @@ class EncodedReport:
     details: array[int]
     verdict: Verdict
     timing_ms: float | None = None
+    warnings: int = 0  # findings of severity warning (``--fail-on warning`` without a rebuild)
 
     # ------------------------------------------------------------------ whole
 
@@ -136,14 +137,18 @@ def encode_report(report: Report) -> EncodedReport:
         pos += len(piece)
 
     put(FINDINGS_OPEN)
+    warnings = 0
     for n, finding in enumerate(d["findings"]):
         if n:
             put(b",")
         put(json_bytes(finding), findings)
+        warnings += finding["severity"] == "warning"
     put(DETAILS_OPEN)
     for n, (key, value) in enumerate(d["details"].items()):
         if n:
             put(b",")
         put(json_bytes(key) + b":" + json_bytes(value), details)
     put(_END)
-    return EncodedReport(b"".join(parts), envelope_end, findings, details, report.verdict, report.timing_ms)
+    return EncodedReport(
+        b"".join(parts), envelope_end, findings, details, report.verdict, report.timing_ms, warnings
+    )
