@@ -227,3 +227,40 @@ def test_ray_actors_cap_their_memory_and_retire_past_the_headroom(
     assert after.details["pid"] != leaked.details["pid"]  # 128 MiB past 64: a fresh actor
     with RayPool(1, preload=("slow",), timeout=120.0, memory_mb=None) as pool:
         assert _check(pool, "slow", "ALLOC 2048", "uncapped").verdict == "pass"  # the near miss
+
+
+def test_a_selection_is_applied_on_ray_as_on_the_local_pool(ray_session: Path, tmp_path: Path) -> None:
+    from cotaudit.selection import Selection
+
+    names = ["te/C_arithmetic_slip.te", "te/O_parametric.te", "certify/legal_injected.kb"]
+    engines = {".te": "te", ".kb": "certify"}
+    _write(
+        tmp_path / "sel.jsonl",
+        [
+            {
+                "id": Path(n).stem,
+                "engine": engines[Path(n).suffix],
+                "text": (ROOT / "examples" / n).read_text(),
+            }
+            for n in names
+        ],
+    )
+    selection = Selection.of(None, (), ["TE_E006", "TE_W001", "CERTIFY_E009"])
+    options = BatchOptions(input=str(tmp_path / "sel.jsonl"), output="", timing=False, selection=selection)
+    logs = {}
+    for tag, make in (
+        ("ray", lambda: RayPool(1, timeout=120.0)),
+        ("local", lambda: LocalPool(1, timeout=120.0)),
+    ):
+        out = tmp_path / f"sel.{tag}.jsonl"
+        with make() as pool:
+            run_batch(options._replace(output=str(out)), backend=pool)
+        logs[tag] = out.read_bytes()
+    assert logs["ray"] == logs["local"]
+    reports = read_run_log(tmp_path / "sel.ray.jsonl").reports
+    assert [r.verdict for r in reports] == ["pass", "pass", "abstain"]  # fail, pass (warned), fail before
+    assert [r.details["selection"]["ignored"] for r in reports] == [
+        {"TE_E006": 1},
+        {"TE_W001": 1},
+        {"CERTIFY_E009": 1},
+    ]

@@ -145,8 +145,9 @@ def test_resume_on_a_missing_output_starts_it(tmp_path: Path) -> None:
     write_items(tmp_path / "in.jsonl", ["ok", "BAD"])
     result = run_batch(_options(tmp_path, resume=True))
     assert result.checked == 2
-    header, ids, verdicts = scan_log(tmp_path / "out.jsonl")
+    header, ids, verdicts, warned = scan_log(tmp_path / "out.jsonl")
     assert header["kind"] == "header" and ids == {"i0000", "i0001"} and verdicts == {"pass": 1, "fail": 1}
+    assert warned == 0
 
 
 def test_timeouts_and_dead_workers_do_not_stop_the_run(tmp_path: Path) -> None:

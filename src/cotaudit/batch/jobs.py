@@ -30,6 +30,7 @@ from cotaudit import api, limits
 from cotaudit.errors import CotauditError
 from cotaudit.report import Report, sha256_text
 from cotaudit.report.encoded import EncodedReport, encode_report
+from cotaudit.selection import Selection, apply_selection
 
 
 class Payload(NamedTuple):
@@ -195,6 +196,11 @@ def preload(engines: Iterable[str]) -> None:
 # by reference, so it is set by code, never from a client's JSON. The service's ``/v1/reward``
 # uses it to score a completion (audit, answer, steps) where the item's time limit kills it.
 TASK = "cotaudit.task"
+# An options key whose value, a :class:`~cotaudit.selection.Selection`, the worker applies to the
+# report before encoding it (``cotaudit batch --select/--ignore``): the report that travels back
+# is already the one written, and the parent never rebuilds it. Reports made outside an engine
+# (timeouts, lost workers, unreadable lines) have no findings, so selection leaves them as they are.
+SELECTION = "cotaudit.selection"
 
 
 def execute(payload: Payload, options: Mapping[str, Any] | None = None) -> EncodedReport:
@@ -205,10 +211,13 @@ def execute(payload: Payload, options: Mapping[str, Any] | None = None) -> Encod
         return encode_report(front_end_report(payload, "invalid", unloadable, reason="engine_not_loadable"))
     rest = dict(options or {})
     task = rest.pop(TASK, None)
+    selection: Selection | None = rest.pop(SELECTION, None)
     try:
         if task is not None and item.error is None:
-            return encode_report(task(payload, rest))
-        return encode_report(api.run_item(item, **rest))
+            report = task(payload, rest)
+        else:
+            report = api.run_item(item, **rest)
+        return encode_report(apply_selection(report, selection) if selection is not None else report)
     except CotauditError as exc:  # unknown engine, missing dependency, bad option: per item
         report = front_end_report(payload, "invalid", str(exc), reason=type(exc).__name__)
     except Exception as exc:  # a bug outside the engine (or a report JSON cannot hold): still one

@@ -5,6 +5,11 @@ of items is in flight), one flushed line each. A run stopped at any point — Ct
 ``kill -9`` — leaves a log whose complete lines are exactly a prefix of the items; ``--resume``
 skips the ids already written and appends the rest, so every item is reported exactly once and
 a resumed log (with ``--no-timing``) is byte-identical to an uninterrupted one.
+
+A rule selection (``--select/--extend-select/--ignore``) is applied to each report in the
+worker that made it (:data:`~cotaudit.batch.jobs.SELECTION`), so the log holds exactly what
+``cotaudit check --format json`` gives for the item under the same selection; the header
+records it and ``--resume`` under another one is refused.
 """
 
 from __future__ import annotations
@@ -20,16 +25,18 @@ from typing import Any, NamedTuple, Protocol, TextIO
 import cotaudit.progress as shared_progress
 from cotaudit import __version__, api
 from cotaudit.batch.items import items_of
-from cotaudit.batch.jobs import Payload
+from cotaudit.batch.jobs import SELECTION, Payload
 from cotaudit.batch.progress import Progress
 from cotaudit.dataio import FieldMap, open_records
 from cotaudit.errors import InputError, UsageError
 from cotaudit.limits import Limits
 from cotaudit.report import RunLogWriter
 from cotaudit.report.encoded import EncodedReport, encode_report
+from cotaudit.selection import FailOn, Selection, apply_selection, fails
 
 BACKENDS = ("local", "ray")
 DEFAULT_LIMITS = Limits()
+EVERY_CODE = Selection()
 
 
 class Backend(Protocol):
@@ -59,20 +66,28 @@ class BatchOptions(NamedTuple):
     timing: bool = True
     limits: Limits = DEFAULT_LIMITS
     fields: FieldMap | None = None  # other column names for text, id and engine (cotaudit.dataio)
+    selection: Selection = EVERY_CODE  # what the reports keep (cotaudit.selection); default: all
 
 
 class BatchResult(NamedTuple):
-    """What a run did: items in the input, checked now, found done already, and all verdicts."""
+    """What a run did: items in the input, checked now, found done already, all verdicts, and
+    how many items report a warning (verdicts and ``warned`` count the earlier runs' items too)."""
 
     total: int
     checked: int
     resumed: int
     verdicts: Counter[str]
     seconds: float
+    warned: int = 0
 
     @property
     def all_passed(self) -> bool:
         return set(self.verdicts) <= {"pass"}
+
+    def exceeds(self, fail_on: FailOn = "error") -> bool:
+        """:func:`cotaudit.selection.exceeds` over the whole log (``--fail-on``): an item that
+        did not pass, or with ``warning`` an item that reports a warning."""
+        return not self.all_passed or fails("pass", self.warned, fail_on)
 
 
 def make_backend(options: BatchOptions, preload: tuple[str, ...] = ()) -> Backend:
@@ -100,6 +115,7 @@ def make_backend(options: BatchOptions, preload: tuple[str, ...] = ()) -> Backen
 
 def _config(options: BatchOptions) -> dict[str, Any]:
     """The run log's header config: everything that decides what the reports say."""
+    selection = _selection_record(options.selection)
     return {
         "command": "batch",
         "input": Path(options.input).as_posix(),
@@ -108,9 +124,42 @@ def _config(options: BatchOptions) -> dict[str, Any]:
         "time_limit": options.limits.wall_s,
         "memory_limit": options.limits.memory_mb,
         "timing": options.timing,
-        # only when set, so logs of runs without a field map read as before
+        # only when set, so logs of runs without a field map or a selection read as before
         **({"fields": options.fields.to_dict()} if options.fields and not options.fields.identity else {}),
+        **({"selection": selection} if selection is not None else {}),
     }
+
+
+def _selection_record(selection: Selection) -> dict[str, list[str]] | None:
+    """The header's ``config.selection``: sorted, without repeats; ``None`` (left out) for the
+    default, which is also what a log written before selections were recorded means."""
+    normal = selection.normalized()
+    return None if normal.is_default else normal.to_dict()
+
+
+def _selection_flags(record: Any, keys: list[str]) -> str:
+    """``--select TE --ignore TE_W001,T6_W4`` for the ``keys`` of a header's selection record."""
+    record = record if isinstance(record, dict) else {}
+    shown = []
+    for key in keys:
+        value = record.get(key, ["ALL"] if key == "select" else [])
+        text = ",".join(map(str, value)) if isinstance(value, list) and value else "none"
+        shown.append(f"--{key} {text}")
+    return " ".join(shown)
+
+
+def _check_selection(out: str, had: Any, want: dict[str, list[str]] | None) -> None:
+    """Refuse to continue a log written under another selection (its reports would differ)."""
+    default = EVERY_CODE.to_dict()
+    had_record, want_record = had if had is not None else default, want if want is not None else default
+    if had_record == want_record:
+        return
+    keys = [k for k in default if not isinstance(had_record, dict) or had_record.get(k) != want_record[k]]
+    raise UsageError(
+        f"{out} was written with {_selection_flags(had_record, keys)}, not with "
+        f"{_selection_flags(want_record, keys)}; resume with the same selection "
+        "(--select, --extend-select, --ignore, [tool.cotaudit])"
+    )
 
 
 # Header keys a resumed run must match (the reports would differ otherwise), with how the
@@ -140,8 +189,18 @@ def _setting(key: str, value: Any) -> str:
     return f"with {RESUME_MUST_MATCH[key]} {shown}"
 
 
-def scan_log(path: Path) -> tuple[dict[str, Any], set[str], Counter[str]]:
-    """Header, ids and verdict counts of an existing run log.
+class LogScan(NamedTuple):
+    """What an existing run log holds: its header, the ids reported, their verdicts, and how many
+    of those reports have a warning."""
+
+    header: dict[str, Any]
+    ids: set[str]
+    verdicts: Counter[str]
+    warned: int = 0
+
+
+def scan_log(path: Path) -> LogScan:
+    """Header, ids, verdict counts and reports with a warning of an existing run log.
 
     A last line without its newline counts by the writer's own rule (``RunLogWriter``): kept
     if it is a whole JSON object (the writer then only adds the newline), dropped if it was cut
@@ -150,6 +209,7 @@ def scan_log(path: Path) -> tuple[dict[str, Any], set[str], Counter[str]]:
     header: dict[str, Any] = {}
     ids: set[str] = set()
     verdicts: Counter[str] = Counter()
+    warned = 0
     with path.open("rb") as fh:
         for raw in fh:
             if not raw.strip():
@@ -171,18 +231,23 @@ def scan_log(path: Path) -> tuple[dict[str, Any], set[str], Counter[str]]:
             if isinstance(ref.get("id"), str):
                 ids.add(ref["id"])
                 verdicts[str(obj.get("verdict"))] += 1
-    return header, ids, verdicts
+                findings = obj.get("findings")
+                warned += isinstance(findings, list) and any(
+                    isinstance(f, dict) and f.get("severity") == "warning" for f in findings
+                )
+    return LogScan(header, ids, verdicts, warned)
 
 
-def _prepare_output(options: BatchOptions) -> tuple[set[str], Counter[str]]:
+def _prepare_output(options: BatchOptions) -> LogScan:
     out = Path(options.output)
     if out.resolve() == Path(options.input).resolve():
         raise UsageError("the output must not be the input file")
     if not out.exists() or out.stat().st_size == 0:
-        return set(), Counter()
+        return LogScan({}, set(), Counter())
     if not options.resume:
         raise UsageError(f"{out.as_posix()} exists (give --resume to continue it, or remove it)")
-    header, ids, verdicts = scan_log(out)
+    scan = scan_log(out)
+    header = scan.header
     if header.get("kind") != "header":
         raise InputError(out.as_posix(), "not a cotaudit run log (no header line)")
     had = header.get("config")
@@ -204,7 +269,8 @@ def _prepare_output(options: BatchOptions) -> tuple[set[str], Counter[str]]:
             f"{out.as_posix()} was written with the field map {had.get('fields', {})}, not "
             f"{want.get('fields', {})}; resume with the same --text-field, --id-field and --engine-field"
         )
-    return ids, verdicts
+    _check_selection(out.as_posix(), had.get("selection"), want.get("selection"))
+    return scan
 
 
 def run_batch(
@@ -226,30 +292,35 @@ def run_batch(
         api.engine_spec(options.engine)  # before anything is read or written
     records = open_records(options.input, options.fields)  # standard input is spooled here
     total = records.count()
-    done_ids, done_verdicts = _prepare_output(options)
+    done = _prepare_output(options)
+    done_ids = done.ids
     items = items_of(records, options.engine)
     runner = backend or make_backend(options, preload)
     progress = Progress(total, resumed=len(done_ids), stream=stream, live=live)
     start = time.monotonic()
     ended = False
+    warned = done.warned
     try:
         writer = _open_log(options)
         try:
             window = max(16, 8 * runner.workers)
-            check_options = {"limits": options.limits}
+            check_options: dict[str, Any] = {"limits": options.limits}
+            if not options.selection.is_default:  # applied in the worker (see the module docstring)
+                check_options[SELECTION] = options.selection
             pending: deque[Future[EncodedReport]] = deque()
             with shared_progress.task("batch", max(0, total - len(done_ids))) as bar:
                 for item in items:
                     if item.item_id in done_ids:
                         continue
-                    if item.error is not None:
+                    if item.error is not None:  # no findings: selection leaves it as it is
                         future: Future[EncodedReport] = Future()
-                        future.set_result(encode_report(api.run_item(item)))
+                        unreadable = apply_selection(api.run_item(item), options.selection)
+                        future.set_result(encode_report(unreadable))
                     else:
                         future = runner.submit(Payload.of(item), check_options)
                     pending.append(future)
-                    _drain(pending, writer, progress, keep=window, bar=bar)
-                _drain(pending, writer, progress, keep=0, bar=bar)
+                    warned += _drain(pending, writer, progress, keep=window, bar=bar)
+                warned += _drain(pending, writer, progress, keep=0, bar=bar)
             ended = True
         except KeyboardInterrupt:
             ended = True
@@ -262,8 +333,8 @@ def run_batch(
             runner.close()
         if ended:
             progress.close(summary=True)
-    verdicts = done_verdicts + progress.verdicts
-    return BatchResult(total, progress.done, len(done_ids), verdicts, time.monotonic() - start)
+    verdicts = done.verdicts + progress.verdicts
+    return BatchResult(total, progress.done, len(done_ids), verdicts, time.monotonic() - start, warned)
 
 
 def _open_log(options: BatchOptions) -> RunLogWriter:
@@ -286,10 +357,14 @@ def _drain(
     *,
     keep: int,
     bar: shared_progress.Task = shared_progress.SILENT,
-) -> None:
-    """Write finished reports from the head: wait while more than ``keep`` are in flight."""
+) -> int:
+    """Write finished reports from the head: wait while more than ``keep`` are in flight.
+    Returns how many of the reports written have a warning (``--fail-on warning``)."""
+    warned = 0
     while pending and (len(pending) > keep or pending[0].done()):
         report = pending.popleft().result()
         writer.write(report)
         progress.advance(report.verdict)
         bar.advance()
+        warned += report.warnings > 0
+    return warned
