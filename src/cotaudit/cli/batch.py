@@ -1,4 +1,4 @@
-"""``cotaudit batch``: argument parsing and exit codes only.
+"""``cotaudit batch``: argument parsing, rule selection and exit codes only.
 
 The work lives in :mod:`cotaudit.batch`, imported when the command runs, so the CLI starts
 fast and needs no Ray to show ``--help``.
@@ -13,13 +13,24 @@ from typing import Any
 from cotaudit import api
 from cotaudit.cli.fields import FORMATS_HELP, add_field_options, fields_from_args
 from cotaudit.cli.limits import add_limit_options, limits_from_args
-from cotaudit.cli.select import add_config_options
+from cotaudit.cli.select import add_selection_options, selection_of
 from cotaudit.errors import UsageError
 from cotaudit.progress import active as progress_active
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_INTERRUPTED = 130
+EXIT_CODES = """\
+The rule selection (--select, --extend-select, --ignore, or [tool.cotaudit]) is applied to
+each report as 'cotaudit check' applies it; the run log's header records it, and --resume
+under another selection is refused.
+
+exit codes (over every item of the run log, earlier runs' included):
+  0    every item passed (with --fail-on warning: and none reports a warning)
+  1    some item failed, abstained or was invalid (--fail-on warning: or reports a warning)
+  2    usage error or unreadable input, before any item is checked (one line on stderr)
+  3    an optional dependency is missing (--backend ray without Ray)
+  130  interrupted (the message says how to continue with --resume)"""
 
 
 def add_command(sub: argparse._SubParsersAction[Any]) -> None:
@@ -28,8 +39,10 @@ def add_command(sub: argparse._SubParsersAction[Any]) -> None:
     p = sub.add_parser(
         "batch",
         help="check a JSONL file of items into a resumable run log",
-        description="Check every item of IN.jsonl ({id, engine, text} per line) and write the R-2 run "
-        "log to OUT.jsonl, one report per line in input order. Stopped runs continue with --resume.",
+        description="Check every item of IN.jsonl ({id, engine, text} per line) and write the R-2 run log\n"
+        "to OUT.jsonl, one report per line in input order. Stopped runs continue with --resume.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("input", metavar="IN.jsonl", help=f"the items: {FORMATS_HELP}")
     p.add_argument("-o", "--output", metavar="OUT.jsonl", required=True, help="the run log to write")
@@ -46,7 +59,7 @@ def add_command(sub: argparse._SubParsersAction[Any]) -> None:
         "(default 60; 0 = no limit)",
     )
     add_limit_options(p)
-    add_config_options(p)
+    add_selection_options(p)
     p.add_argument("--resume", action="store_true", help="continue OUT.jsonl, skipping ids already in it")
     p.add_argument("--no-timing", action="store_true", help="leave out timing_ms (byte-identical output)")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary line")
@@ -58,8 +71,8 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     from cotaudit.batch.runner import BatchOptions, run_batch
     from cotaudit.cli.config import apply_config
 
-    apply_config(args)  # time-limit and memory-limit from [tool.cotaudit] (one budget for every engine)
-
+    apply_config(args)  # selection, fail-on and the limits (one budget for every engine) from the file
+    selection = selection_of(args)  # a bad selector is a usage error before anything is read
     if args.timeout < 0:
         raise UsageError("--timeout must not be negative")
     if args.ray_address and args.backend != "ray":
@@ -76,6 +89,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         timing=not args.no_timing,
         limits=limits_from_args(args),
         fields=fields_from_args(args),
+        selection=selection,
     )
     preload = (args.engine,) if args.engine else tuple(s.name for s in api.engines() if s.implemented)
     stream = None if args.quiet else sys.stderr
@@ -88,4 +102,4 @@ def _cmd_batch(args: argparse.Namespace) -> int:
             f"cotaudit: interrupted; continue with: cotaudit batch {args.input} -o {args.output} --resume\n"
         )
         return EXIT_INTERRUPTED
-    return EXIT_OK if result.all_passed else EXIT_FINDINGS
+    return EXIT_FINDINGS if result.exceeds(args.fail_on) else EXIT_OK

@@ -195,7 +195,7 @@ def apply_config(args: argparse.Namespace) -> ConfigFile:
     """Merge the configuration file into ``args`` (the command line wins); return the file."""
     config = config_for(args)
     table = config.table
-    if hasattr(args, "select"):  # commands with the selection flags (batch has none)
+    if hasattr(args, "select"):  # commands with the selection flags (check, audit, batch, config)
         if args.select is None and "select" in table:
             args.select = list(table["select"])
         args.extend_select = [*table.get("extend-select", ()), *(args.extend_select or ())]
