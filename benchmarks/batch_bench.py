@@ -1,6 +1,6 @@
 """Batch throughput: items/s on 1 and 2 local workers and on Ray with 2 workers, in one run.
 
-    python benchmarks/batch_bench.py [--items N] [--repeat R] [--no-ray] [--synthetic MS]
+    python benchmarks/batch_bench.py [--items N] [--repeat R] [--no-ray] [--synthetic MS] [--ignore CODES]
 
 The items are the bundled examples of every engine that runs here (te, type6, certify ...),
 repeated to N items with distinct ids. For each backend the pool is started and warmed first —
@@ -13,7 +13,8 @@ machine, so the run also measures the machine's own ceiling — the speed-up of 
 that only burn CPU over one — and prints the load average: on a shared or throttled machine
 that ceiling, not the pool, bounds what two workers can show. ``--synthetic MS`` replaces the
 examples by items that only wait MS milliseconds: the pool's own parallelism and overhead,
-measured without competing for the CPU.
+measured without competing for the CPU. ``--ignore CODES`` runs under that rule selection (as
+``cotaudit batch --ignore``): what selecting in the workers costs.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from cotaudit import api  # noqa: E402
 from cotaudit.batch.jobs import Payload  # noqa: E402
 from cotaudit.batch.runner import Backend, BatchOptions, run_batch  # noqa: E402
 from cotaudit.report import InputRef, Report  # noqa: E402
+from cotaudit.selection import Selection  # noqa: E402
 
 
 def examples() -> list[tuple[str, str, str]]:
@@ -81,13 +83,21 @@ def warm(pool: Backend, base: list[tuple[str, str, str]]) -> None:
         f.result()
 
 
-def measure_once(make: Callable[[], Backend], items: Path, base: list[tuple[str, str, str]]) -> float:
+def measure_once(
+    make: Callable[[], Backend],
+    items: Path,
+    base: list[tuple[str, str, str]],
+    selection: Selection | None = None,
+) -> float:
     """Items/s of one timed run on a freshly started, warmed backend."""
     with tempfile.TemporaryDirectory() as tmp:
         pool = make()
         try:
             warm(pool, base)
-            options = BatchOptions(input=str(items), output=str(Path(tmp) / "out.jsonl"), timeout=120.0)
+            out = str(Path(tmp) / "out.jsonl")
+            options = BatchOptions(
+                input=str(items), output=out, timeout=120.0, selection=selection or Selection()
+            )
             start = time.perf_counter()
             result = run_batch(options, backend=pool)
             return result.checked / (time.perf_counter() - start)
@@ -128,7 +138,10 @@ def main(argv: list[str] | None = None) -> int:
         help="items that only wait MS milliseconds instead of the examples: the pool's parallelism "
         "without the CPU, so the figures do not depend on how busy the machine is",
     )
+    parser.add_argument("--ignore", metavar="CODES", help="run under this selection, e.g. TE_E006,T6_W2")
     args = parser.parse_args(argv)
+    codes = [c for c in (args.ignore or "").split(",") if c]
+    selection = Selection.of(None, (), codes)
     base = synthetic(args.synthetic) if args.synthetic is not None else examples()
     engines = sorted({e for e, _, _ in base})
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
@@ -137,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     what = f"a {args.synthetic:g} ms wait each" if args.synthetic is not None else f"{len(base)} examples"
     print(f"items: {args.items} from {what} ({', '.join(engines)})")
+    if codes:
+        print(f"selection: --ignore {','.join(selection.ignore)}")
     from cotaudit.batch.pool import LocalPool
 
     configs: list[tuple[str, Callable[[], Backend]]] = [
@@ -156,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
         rates: dict[str, list[float]] = {name: [] for name, _ in configs}
         for round_ in range(args.repeat):
             for name, make in configs:
-                rates[name].append(measure_once(make, items, base))
+                rates[name].append(measure_once(make, items, base, selection))
             print(
                 f"round {round_ + 1}: " + ", ".join(f"{n} {r[-1]:.1f}" for n, r in rates.items()), flush=True
             )
