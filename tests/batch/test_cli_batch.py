@@ -114,3 +114,21 @@ def test_interrupt_says_how_to_resume(
     code, _, err = _main(capsys, "batch", "in.jsonl", "-o", "out.jsonl")
     assert code == 130
     assert err == "cotaudit: interrupted; continue with: cotaudit batch in.jsonl -o out.jsonl --resume\n"
+
+
+def test_the_resume_hint_repeats_the_options_a_resume_must_match(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import cotaudit.batch.runner as runner
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "run_batch", interrupted)
+    write_items(Path("in file.jsonl"), ["ok"])
+    code, _, err = _main(
+        capsys, "batch", "in file.jsonl", "-o", "out.jsonl", "--ignore", "TE_E006", "--resume"
+    )
+    assert code == 130
+    hint = "cotaudit batch 'in file.jsonl' -o out.jsonl --ignore TE_E006 --resume"
+    assert err == f"cotaudit: interrupted; continue with: {hint}\n"  # --resume once, quoted path

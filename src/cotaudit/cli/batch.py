@@ -7,6 +7,7 @@ fast and needs no Ray to show ``--help``.
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from typing import Any
 
@@ -98,8 +99,15 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     try:
         result = run_batch(options, stream=stream, live=live, preload=preload)
     except KeyboardInterrupt:
-        sys.stderr.write(
-            f"cotaudit: interrupted; continue with: cotaudit batch {args.input} -o {args.output} --resume\n"
-        )
+        sys.stderr.write(f"cotaudit: interrupted; continue with: {_resume_command(args)}\n")
         return EXIT_INTERRUPTED
     return EXIT_FINDINGS if result.exceeds(args.fail_on) else EXIT_OK
+
+
+def _resume_command(args: argparse.Namespace) -> str:
+    """The command that continues this run: the same arguments (a resume under another
+    selection or limit is refused) with ``--resume``."""
+    argv = list(getattr(args, "command_line", None) or ["batch", args.input, "-o", args.output])
+    if "--resume" not in argv:
+        argv.append("--resume")
+    return shlex.join(["cotaudit", *argv])

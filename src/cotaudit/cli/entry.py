@@ -162,6 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args = parser.parse_args(argv)
         except SystemExit as exc:  # --help and --version print and exit 0
             return exc.code if isinstance(exc.code, int) else EXIT_OK
+        args.command_line = list(_Parser.argv)  # as given: e.g. what batch's resume hint repeats
         handler: Handler | None = getattr(args, "handler", None)
         if handler is None:
             names = _commands(build_parser())
