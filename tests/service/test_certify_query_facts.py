@@ -175,3 +175,21 @@ def test_the_limit_is_the_serving_config(monkeypatch: pytest.MonkeyPatch, tmp_pa
     with pytest.raises(ServiceError) as info:
         query({"goal": GOAL, "facts": [{"unit": "p.", "evidence": {"record": "nosuch"}}]})
     assert (info.value.status, info.value.code) == (422, "unknown_record")
+
+
+def test_the_examples_in_docs_service_md_are_real(facts_server: tuple[Server, Path]) -> None:
+    server, _ = facts_server
+    text = (Path(__file__).resolve().parents[2] / "docs" / "service.md").read_text(encoding="utf-8")
+    block = text[text.index("$ curl -s localhost:8000/v1/certify/query") :]
+    block = block[: block.index("```")]
+    sessions = block.split("$ curl")[1:]
+    bodies = [
+        json.loads(s[s.index("-d '") + 4 : s.index("}'") + 1].replace("'\"'\"'", "'")) for s in sessions
+    ]
+    with server.client() as c:
+        answer = c.post("/v1/certify/query", json=bodies[0], headers=AUTH).json()
+        assert (answer["status"], answer["answer"], answer["answer_kind"]) == ("CERTIFIED", "yes", "DERIVED")
+        shown = sessions[0][sessions[0].index('"facts": [{') :]
+        assert json.dumps(answer["facts"][0])[:-1] in shown.replace("\n ", " ")
+        error = c.post("/v1/certify/query", json=bodies[1], headers=AUTH)
+        assert error.text == sessions[1].strip().splitlines()[-1]
