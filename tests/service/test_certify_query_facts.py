@@ -75,7 +75,8 @@ def test_the_same_facts_get_the_same_answer_over_http_and_on_the_command_line(
         _error(c.post("/v1/certify/query", json={"goal": GOAL, "facts": FACTS}), 401, "unauthorized")
 
         def ask(body: dict[str, Any]) -> httpx.Response:
-            return c.post("/v1/certify/query", json={"goal": GOAL, **body}, headers=AUTH)
+            response: httpx.Response = c.post("/v1/certify/query", json={"goal": GOAL, **body}, headers=AUTH)
+            return response
 
         # 1. all four facts: a certified yes whose leaves are the query's facts
         answer = ask({"facts": FACTS})
