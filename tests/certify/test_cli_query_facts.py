@@ -311,6 +311,8 @@ def test_the_writer_is_passed_to_the_gate(db: str, capsys: pytest.CaptureFixture
         (lambda t: ["--fact", LAST, "--quote", "Chen refuses"], "--quote and --span need --record ID"),
         (lambda t: ["--fact", LAST, "--record", "story", "--span", "3"], "--span takes START:END"),
         (lambda t: ["--fact", "  "], "--fact: 'unit' must be a non-empty string"),
+        (lambda t: ["--query-id", "q\udcff"], "--query-id must be a non-empty text"),
+        (lambda t: ["--query-id", " "], "--query-id must be a non-empty text"),
     ],
 )  # fmt: skip
 def test_bad_facts_are_one_line_usage_errors_and_change_nothing(

@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from cotaudit.certify.core.canon import lone_surrogate
 from cotaudit.certify.core.errors import (
     ComputationCap,
     InterfaceError,
@@ -226,7 +227,11 @@ def _evidence_flags(args: Any) -> Evidence | None:
 def query_facts(args: Any, read: Callable[..., str]) -> list[FactSpec]:
     """The query-scoped facts of ``certify query``: each ``--fact`` (``--record``/``--quote``/
     ``--span`` are the evidence of a single one: with several, which fact a quote belongs to
-    would be a guess, so that is refused), then each line of ``--facts FILE.jsonl``."""
+    would be a guess, so that is refused), then each line of ``--facts FILE.jsonl``. Its
+    ``--query-id`` is checked here too: all before the state is opened."""
+    qid = args.query_id
+    if qid is not None and (not qid.strip() or lone_surrogate(qid) is not None):
+        raise UsageError("--query-id must be a non-empty text (the audit log keys queries by it)")
     evidence = evidence_flags(args)
     if evidence is not None and len(args.fact) != 1:
         raise UsageError(
