@@ -338,3 +338,28 @@ def test_a_reused_query_id_is_a_usage_error(db: str, capsys: pytest.CaptureFixtu
     assert code == 2 and out == "" and "'once' was already answered" in err and err.count("\n") == 1
     code, result = query(db, capsys, *fact, "--query-id", "twice")  # near miss: a new id
     assert code == 0 and result["query_id"] == "twice" and result["answer"] == "no"
+
+
+def test_facts_a_bound_stopped_the_query_before_are_not_checked(
+    db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cotaudit.certify.core.errors import ResourceCap
+    from cotaudit.certify.state import query as query_mod
+
+    real = query_mod.gate_source
+    seen: list[str] = []
+
+    def second_runs_out(proposal: Any, *args: Any, **kwargs: Any) -> Any:
+        seen.append(str(proposal))
+        if len(seen) == 2:
+            raise ResourceCap("the source check exceeded its time bound", {}, bound="time")
+        return real(proposal, *args, **kwargs)
+
+    monkeypatch.setattr(query_mod, "gate_source", second_runs_out)
+    code, out, _ = run(["certify", "query", "--db", db, GOAL, "--facts", facts_file(tmp_path, FACTS)], capsys)
+    lines = out.splitlines()
+    assert code == 1 and "abstained: COMPUTATION_CAP" in lines[0]
+    assert [ln.split(": ")[1].split()[0] for ln in lines[1:]] == ["SOURCE_ADMIT"] + ["NOT_CHECKED"] * 3
+    monkeypatch.setattr(query_mod, "gate_source", real)  # near miss: no bound, every fact decided
+    code, result = query(db, capsys, "--facts", facts_file(tmp_path, FACTS))
+    assert code == 0 and {f["outcome"] for f in result["facts"]} == {"SOURCE_ADMIT"}

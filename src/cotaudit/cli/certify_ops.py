@@ -193,7 +193,7 @@ def _admit_unit(args: Any, read: Callable[[str], str], state: Any) -> tuple[list
         if not rid or not file:
             raise UsageError("--record-file takes ID=PATH[:KIND]")
         state.add_record(SourceRecord(rid, kind or "document", read(file)))
-    ev = _evidence_flags(args)
+    ev = _admit_evidence(args)
     if ev is not None:
         rec = state.records.record(args.record)
         ev = locate(ev, {args.record: rec} if rec else {})
@@ -217,7 +217,7 @@ def evidence_flags(args: Any) -> dict[str, Any] | None:
     return {"record": args.record, "spans": spans} | ({} if args.quote is None else {"quote": args.quote})
 
 
-def _evidence_flags(args: Any) -> Evidence | None:
+def _admit_evidence(args: Any) -> Evidence | None:
     try:
         return evidence_spec(evidence_flags(args), "--record/--quote/--span: ")
     except FactSpecError as exc:

@@ -41,6 +41,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from cotaudit.service.config import serving_config
 from cotaudit.service.core import ServiceError
 
 CERTIFY_DB_ENV = "COTAUDIT_CERTIFY_DB"
@@ -149,7 +150,6 @@ def query(body: Mapping[str, Any]) -> dict[str, Any]:
     ``facts`` (C-41, C-77, C-78: each through the gate at query scope, expired afterwards):
     certified, cached (never with facts), or abstained."""
     from cotaudit.certify.kb.facts import FactSpecError, answer_json, fact_specs, resolve
-    from cotaudit.service.config import serving_config
 
     goal = _text(body, "goal")
     delta = body.get("delta")
