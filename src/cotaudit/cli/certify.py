@@ -49,6 +49,24 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--delta", type=int)
     p.add_argument("--space", choices=("yesno", "tfu", "numeric"))
     p.add_argument("--json", action="store_true", help="print the result and certificate as JSON")
+    p.add_argument(
+        "--fact", action="append", default=[], metavar="TEXT", help="a query-scoped fact (repeatable)"
+    )
+    p.add_argument("--record", metavar="ID", help="evidence record id of the one --fact")
+    p.add_argument("--quote", metavar="Q", help="evidence quote of the one --fact")
+    p.add_argument(
+        "--span", action="append", default=[], metavar="START:END", help="evidence span of the one --fact"
+    )
+    p.add_argument(
+        "--facts",
+        metavar="FILE.jsonl",
+        help='facts with their evidence, one {"unit", "evidence"?} a line (- stdin)',
+    )
+    p.add_argument("--writer", default="grounder", choices=("deploy", "operator", "grounder"))
+    p.add_argument(
+        "--on-reject", choices=("abstain", "drop"), help="a fact outside the whitelist: abstain, or drop it"
+    )
+    p.add_argument("--query-id", metavar="ID", help="the query's id in the audit log (default: generated)")
     p.set_defaults(handler=_cmd_query)
 
     add_serving_commands(subparsers)  # derive (the gate's derived mode), ask (LLM grounder)
@@ -156,17 +174,16 @@ def _cmd_admit(args: argparse.Namespace) -> int:
 
 
 def _cmd_query(args: argparse.Namespace) -> int:
+    from cotaudit.cli.certify_ops import fact_lines, query_facts
+
+    specs = query_facts(args, _read)  # checked before the state is opened
     state = _open(args)
     try:
-        result = state.query(args.goal, delta=args.delta, answer_space=args.space)
+        result, report = _answer(args, state, specs)
     finally:
         state.close()
     if args.json:
-        _out(
-            json.dumps(
-                {**result.to_json(), "certificate": result.certificate}, sort_keys=True, ensure_ascii=False
-            )
-        )
+        _out(json.dumps(report, sort_keys=True, ensure_ascii=False))
     else:
         if result.abstain_reason is None:
             kind = f" ({result.answer_kind.value})" if result.answer_kind is not None else ""
@@ -174,9 +191,29 @@ def _cmd_query(args: argparse.Namespace) -> int:
         else:
             what = f"abstained: {result.abstain_reason.value} ({result.detail})"
         sha = (result.certificate or {}).get("sha256")
-        _out(f"{result.status.value} {result.target}: {what}" + (f"; certificate {sha}" if sha else ""))
+        head = f"{result.status.value} {result.target}: {what}" + (f"; certificate {sha}" if sha else "")
+        _out("\n".join([head, *fact_lines(report["facts"], specs)]))
     _print_anchor(args)
     return 0 if result.abstain_reason is None else 1
+
+
+def _answer(args: argparse.Namespace, state: Any, specs: list[Any]) -> tuple[Any, dict[str, Any]]:
+    from cotaudit.certify.kb.facts import FactSpecError, answer_json, resolve
+
+    try:
+        facts = resolve(specs, state.records)
+    except FactSpecError as exc:  # evidence naming a record the state does not hold
+        raise UsageError(str(exc)) from None
+    result = state.query(
+        args.goal,
+        facts=facts,
+        delta=args.delta,
+        answer_space=args.space,
+        writer=args.writer,
+        on_reject=args.on_reject,
+        query_id=args.query_id,
+    )
+    return result, answer_json(result, specs)
 
 
 def _cmd_erase(args: argparse.Namespace) -> int:

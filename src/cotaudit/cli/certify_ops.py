@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from cotaudit.certify.core.canon import lone_surrogate
 from cotaudit.certify.core.errors import (
     ComputationCap,
     InterfaceError,
@@ -16,6 +17,14 @@ from cotaudit.certify.core.errors import (
 from cotaudit.certify.gate.decision import GateDecision, Outcome
 from cotaudit.certify.interface.load import load_interface
 from cotaudit.certify.kb.codemap import decision_code, reason_code
+from cotaudit.certify.kb.facts import (
+    MAX_FACTS_BYTES,
+    MAX_QUERY_FACTS,
+    FactSpec,
+    FactSpecError,
+    evidence_spec,
+    fact_spec,
+)
 from cotaudit.certify.kb.file import KbDocument, locate, parse_kb, split_statements
 from cotaudit.certify.lang.parse import parse_unit
 from cotaudit.certify.lang.strata import stratify
@@ -184,18 +193,102 @@ def _admit_unit(args: Any, read: Callable[[str], str], state: Any) -> tuple[list
         if not rid or not file:
             raise UsageError("--record-file takes ID=PATH[:KIND]")
         state.add_record(SourceRecord(rid, kind or "document", read(file)))
-    spans = []
-    for s in args.span:
-        a, _, b = s.partition(":")
-        if not (a.isdigit() and b.isdigit()):
-            raise UsageError("--span takes START:END")
-        spans.append((int(a), int(b)))
-    ev = Evidence(args.record, tuple(spans), args.quote) if args.record else None
+    ev = _admit_evidence(args)
     if ev is not None:
         rec = state.records.record(args.record)
         ev = locate(ev, {args.record: rec} if rec else {})
     d = state.admit(args.unit, ev, args.writer)
     return [_decision_line(args.db, d, d.unit.label if d.unit else "?")], d.outcome is not Outcome.REJECT
+
+
+def evidence_flags(args: Any) -> dict[str, Any] | None:
+    """``--record ID [--quote Q] [--span START:END]…`` (``admit`` and ``query``) as the JSON
+    evidence object the HTTP service takes, or ``None`` without ``--record``."""
+    spans = []
+    for s in args.span:
+        a, _, b = s.partition(":")
+        if not (a.isdigit() and b.isdigit()):
+            raise UsageError("--span takes START:END")
+        spans.append([int(a), int(b)])
+    if not args.record:
+        if args.quote is not None or spans:
+            raise UsageError("--quote and --span need --record ID")
+        return None
+    return {"record": args.record, "spans": spans} | ({} if args.quote is None else {"quote": args.quote})
+
+
+def _admit_evidence(args: Any) -> Evidence | None:
+    try:
+        return evidence_spec(evidence_flags(args), "--record/--quote/--span: ")
+    except FactSpecError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def query_facts(args: Any, read: Callable[..., str]) -> list[FactSpec]:
+    """The query-scoped facts of ``certify query``: each ``--fact`` (``--record``/``--quote``/
+    ``--span`` are the evidence of a single one: with several, which fact a quote belongs to
+    would be a guess, so that is refused), then each line of ``--facts FILE.jsonl``. Its
+    ``--query-id`` is checked here too: all before the state is opened."""
+    qid = args.query_id
+    if qid is not None and (not qid.strip() or lone_surrogate(qid) is not None):
+        raise UsageError("--query-id must be a non-empty text (the audit log keys queries by it)")
+    evidence = evidence_flags(args)
+    if evidence is not None and len(args.fact) != 1:
+        raise UsageError(
+            "--record, --quote and --span give the evidence of exactly one --fact; "
+            f"{len(args.fact)} given (put several facts with their evidence in --facts FILE.jsonl)"
+        )
+    values: list[tuple[Any, str]] = []
+    for i, text in enumerate(args.fact, 1):
+        where = "--fact" if len(args.fact) == 1 else f"--fact {i}"
+        values.append(({"unit": text} | ({} if evidence is None else {"evidence": evidence}), where))
+    if args.facts:
+        values += _jsonl(args.facts, read)
+    if len(values) > MAX_QUERY_FACTS:
+        raise UsageError(f"{len(values)} query facts given; the limit is {MAX_QUERY_FACTS}")
+    try:
+        return [fact_spec(value, where) for value, where in values]
+    except FactSpecError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _jsonl(path: str, read: Callable[..., str]) -> list[tuple[Any, str]]:
+    """The values of a JSON-lines file (``-``: stdin), at most :data:`MAX_FACTS_BYTES`, with
+    ``PATH:LINE`` each. Lines are split at ``\\n`` only (JSON strings may hold U+2028)."""
+    from cotaudit.certify.core.canon import loads_strict
+
+    text = read(path, MAX_FACTS_BYTES)
+    label = "<stdin>" if path == "-" else path
+    out: list[tuple[Any, str]] = []
+    for n, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        where = f"{label}:{n}"
+        try:
+            out.append((loads_strict(line), where))
+        except RecursionError:
+            raise UsageError(f"{where}: nested too deeply") from None
+        except ValueError as exc:
+            raise UsageError(f"{where}: not JSON: {exc}") from None
+        if len(out) > MAX_QUERY_FACTS:
+            raise UsageError(f"{label}: more than {MAX_QUERY_FACTS} facts (the limit)")
+    return out
+
+
+def fact_lines(report: list[dict[str, Any]], specs: list[FactSpec]) -> list[str]:
+    """One line per query fact: where it came from, the gate's decision, the fact."""
+    lines = []
+    for row, spec in zip(report, specs, strict=True):
+        unit = " ".join(spec.unit.split())
+        if row["outcome"] == "REJECT":
+            dropped = " (dropped: on_reject drop)" if row["dropped"] else ""
+            why = f"{row['code']} {row['reason']}: {row['message']}{dropped}"
+            lines.append(f"{spec.where}: REJECT {unit} {why}")
+        elif row["outcome"] == "NOT_CHECKED":
+            lines.append(f"{spec.where}: NOT_CHECKED {unit} (the query stopped before it)")
+        else:
+            lines.append(f"{spec.where}: {row['outcome']} {unit}")
+    return lines
 
 
 def recheck_file(cert_text: str, kernel_text: str | None, delta: int | None) -> tuple[list[str], bool]:

@@ -19,12 +19,21 @@ from cotaudit.report.encoding import utf8_bytes
 DATA_ENV = "COTAUDIT_DATA"
 
 
-def read_text(path: str) -> str:
-    """The UTF-8 text of ``path`` (``-``: stdin); a one-line :class:`InputError` otherwise."""
+def read_text(path: str, limit: int | None = None) -> str:
+    """The UTF-8 text of ``path`` (``-``: stdin); a one-line :class:`InputError` otherwise,
+    also when it is larger than ``limit`` bytes (then no more than ``limit + 1`` are read)."""
     try:
-        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+        if limit is None:
+            data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+        elif path == "-":
+            data = sys.stdin.buffer.read(limit + 1)
+        else:
+            with Path(path).open("rb") as fh:
+                data = fh.read(limit + 1)
     except OSError as exc:
         raise InputError(path, exc.strerror or str(exc)) from None
+    if limit is not None and len(data) > limit:
+        raise InputError(path, f"larger than {limit} bytes")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

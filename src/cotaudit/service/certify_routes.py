@@ -16,12 +16,21 @@ state) → the gate decision (C-37), e.g.
 "kernel_version": 2}``; a unit the gate refuses is a decision too (``"outcome": "REJECT"``).
 ``erase``: ``{"unit_id": 4, "reason": "withdrawn"}`` → what the erase did (evicted cache
 entries, the kernel change); an id that is not an active kernel unit is answered 404.
-``query``: ``{"goal": "q(a)", "delta"?: 6, "space"?: "yesno"|"tfu"|"numeric"}`` → the answer with
-its certificate, ``{"status": "CERTIFIED"|"CACHED", "answer": "yes", "certificate": {...}, ...}``,
-or an explicit abstention, ``{"status": "ABSTAINED", "abstain_reason": "...", "detail": ...,
-"certificate": null}`` (200 either way: an abstention is an answer). A query writes (the cache,
-the audit log, the request counts the next tick turns into frequencies), so it is ``write=True``
-too. Without a configured state all three answer 503 ``not_configured`` (after the token check).
+``query``: ``{"goal": "q(a)", "delta"?: 6, "space"?: "yesno"|"tfu"|"numeric", "facts"?: [{"unit":
+"p(a).", "evidence"?: {...}}, ...], "writer"?: "grounder", "on_reject"?: "abstain"|"drop"}`` → the
+answer with its certificate, ``{"status": "CERTIFIED"|"CACHED", "answer": "yes", "certificate":
+{...}, "facts": [...], ...}``, or an explicit abstention, ``{"status": "ABSTAINED",
+"abstain_reason": "...", "detail": ..., "certificate": null}`` (200 either way: an abstention is
+an answer). ``facts`` are query-scoped (C-41, C-77, C-78): each goes through the gate at query
+scope as ``writer`` (default ``grounder``), with its evidence in the admit body's shape; one the
+gate rejects abstains the query (``on_reject: drop`` drops a fact outside the whitelist instead);
+admitted ones expire with the query, and a query with facts is never answered from the cache.
+``"facts"`` in the answer gives the gate's decision on each, in order. A malformed fact is 422
+``bad_facts``, evidence naming a record the state lacks 422 ``unknown_record``, more than
+``max_query_facts`` facts 413 ``too_many_items`` (cotaudit.certify.kb.facts checks them, as
+``cotaudit certify query --facts`` does). A query writes (the cache, the audit log, the request
+counts the next tick turns into frequencies), so it is ``write=True`` too. Without a configured
+state all three answer 503 ``not_configured`` (after the token check).
 """
 
 from __future__ import annotations
@@ -32,6 +41,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from cotaudit.service.config import serving_config
 from cotaudit.service.core import ServiceError
 
 CERTIFY_DB_ENV = "COTAUDIT_CERTIFY_DB"
@@ -79,47 +89,27 @@ def _text(body: Mapping[str, Any], key: str, default: str | None = None) -> str:
 
 def admit(body: Mapping[str, Any]) -> dict[str, Any]:
     """Admit one unit at kernel scope (certify C-55 ``admit``); the gate's decision comes back."""
+    from cotaudit.certify.kb.facts import evidence_spec
+
     unit = _text(body, "unit")
     writer = _text(body, "writer", "deploy")
     if writer not in WRITERS:
         raise ValueError(f"'writer' must be one of {', '.join(WRITERS)}")
-    evidence = _evidence(body.get("evidence"))
+    evidence = evidence_spec(body.get("evidence"))  # a ValueError (400) when malformed
     with _LOCK:
         state = _open(_state_path())
         try:
             found = None
             if evidence is not None:
                 from cotaudit.certify.kb.file import locate
-                from cotaudit.certify.sources.records import Evidence
 
-                record_id, spans, quote = evidence
+                record_id = evidence.record_id or ""
                 record = state.records.record(record_id)
-                found = locate(Evidence(record_id, spans, quote), {record_id: record} if record else {})
+                found = locate(evidence, {record_id: record} if record else {})
             decision = state.admit(unit, found, writer)
             return {**decision.to_json(), "kernel_version": state.version}
         finally:
             state.close()
-
-
-def _evidence(value: Any) -> tuple[str, tuple[tuple[int, int], ...], str | None] | None:
-    """``{"record": ID, "quote"?: TEXT, "spans"?: [[start, end], ...]}`` checked, or ``None``."""
-    if value is None:
-        return None
-    if not isinstance(value, Mapping) or not isinstance(value.get("record"), str) or not value["record"]:
-        raise ValueError("'evidence' must be an object with a 'record' id")
-    quote = value.get("quote")
-    if quote is not None and not isinstance(quote, str):
-        raise ValueError("'evidence.quote' must be a string")
-    raw_spans = value.get("spans", [])
-    spans: list[tuple[int, int]] = []
-    if not isinstance(raw_spans, list):
-        raise ValueError("'evidence.spans' must be a list of [start, end] pairs")
-    for span in raw_spans:
-        ok = isinstance(span, list) and len(span) == 2
-        if not ok or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in span):
-            raise ValueError("'evidence.spans' must be a list of [start, end] pairs")
-        spans.append((span[0], span[1]))
-    return value["record"], tuple(spans), quote
 
 
 def erase(body: Mapping[str, Any]) -> dict[str, Any]:
@@ -145,10 +135,22 @@ def erase(body: Mapping[str, Any]) -> dict[str, Any]:
 
 
 SPACES = ("yesno", "tfu", "numeric")
+ON_REJECT = ("abstain", "drop")
+# a FactSpecError's code → the answer: a list over the limit is a 413 like /v1/batch's
+_FACT_ERRORS = {"too_many_facts": (413, "too_many_items"), "unknown_record": (422, "unknown_record")}
+
+
+def _fact_error(exc: ValueError) -> ServiceError:
+    status, code = _FACT_ERRORS.get(getattr(exc, "code", ""), (422, "bad_facts"))
+    return ServiceError(status, code, str(exc))
 
 
 def query(body: Mapping[str, Any]) -> dict[str, Any]:
-    """Answer a goal from the kernel (certify C-79 … C-81): certified, cached, or abstained."""
+    """Answer a goal (certify C-79 … C-81) from the kernel and the query-scoped facts given in
+    ``facts`` (C-41, C-77, C-78: each through the gate at query scope, expired afterwards):
+    certified, cached (never with facts), or abstained."""
+    from cotaudit.certify.kb.facts import FactSpecError, answer_json, fact_specs, resolve
+
     goal = _text(body, "goal")
     delta = body.get("delta")
     if delta is not None and (not isinstance(delta, int) or isinstance(delta, bool) or delta < 0):
@@ -156,14 +158,29 @@ def query(body: Mapping[str, Any]) -> dict[str, Any]:
     space = body.get("space")
     if space is not None and space not in SPACES:
         raise ValueError(f"'space' must be one of {', '.join(SPACES)}")
+    writer = _text(body, "writer", "grounder")  # run_query's default for query facts (C-77)
+    if writer not in WRITERS:
+        raise ValueError(f"'writer' must be one of {', '.join(WRITERS)}")
+    on_reject = body.get("on_reject")
+    if on_reject is not None and on_reject not in ON_REJECT:
+        raise ValueError(f"'on_reject' must be one of {', '.join(ON_REJECT)}")
+    try:
+        specs = fact_specs(body.get("facts"), serving_config().max_query_facts)
+    except FactSpecError as exc:
+        raise _fact_error(exc) from None
     with _LOCK:
         state = _open(_state_path())
         from cotaudit.certify.core.errors import CertifyError
 
         try:
-            result = state.query(goal, delta=delta, answer_space=space)
+            facts = resolve(specs, state.records)
+            result = state.query(
+                goal, facts=facts, delta=delta, answer_space=space, writer=writer, on_reject=on_reject
+            )
+        except FactSpecError as exc:  # evidence naming a record the state does not hold
+            raise _fact_error(exc) from None
         except CertifyError as exc:  # a goal that does not parse or fit the interface
             raise ValueError(f"cannot query {goal!r}: {exc}") from None
         finally:
             state.close()
-    return {**result.to_json(), "certificate": result.certificate}
+    return answer_json(result, specs)

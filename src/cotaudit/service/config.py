@@ -3,9 +3,10 @@ engine endpoints.
 
 Every limit exists so that no request can hang the service or take it down: a body larger
 than ``max_body_bytes`` is refused before it is parsed, a list longer than ``max_batch_items``
-(or ``max_reward_items``) is refused, every item runs in a worker process that is killed at
-``item_timeout`` seconds, a request still waiting at ``request_timeout`` is answered 504, and
-more than ``max_backlog`` items queued at once are answered 503 with ``Retry-After``.
+(or ``max_reward_items``, or ``max_query_facts`` for certify's query facts) is refused, every
+item runs in a worker process that is killed at ``item_timeout`` seconds, a request still
+waiting at ``request_timeout`` is answered 504, and more than ``max_backlog`` items queued at
+once are answered 503 with ``Retry-After``.
 
 Connections are bounded too (:mod:`cotaudit.service.transport`): a request must arrive whole,
 headers and body, within ``read_timeout`` seconds of its first byte (a new connection's clock
@@ -22,6 +23,7 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -52,6 +54,7 @@ class ServiceConfig:
     max_waiting: int = 1024
     max_active: int = 512
     max_response_bytes: int = 16 << 20
+    max_query_facts: int = 256  # facts in one /v1/certify/query (certify.kb.facts.MAX_QUERY_FACTS)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> ServiceConfig:
@@ -75,7 +78,8 @@ class ServiceConfig:
 # JSON-able dict. ``write=True`` marks an endpoint that changes state: it always needs the bearer
 # token, and is refused outright when the service has no token set. A handler may raise
 # ``ValueError`` (answered 400) or ``KeyError`` (404); ``entry_point=None`` declares an endpoint
-# whose engine has not shipped the handler yet (answered 501, after the token check).
+# whose engine has not shipped the handler yet (answered 501, after the token check). A handler
+# reads the limits of the service running it with ``serving_config()``.
 
 
 Handler = Callable[[Mapping[str, Any]], Mapping[str, Any]]
@@ -134,6 +138,25 @@ def resolve(route: EngineRoute) -> Handler | None:
     return fn if callable(fn) else None
 
 
+_SERVING: ContextVar[ServiceConfig | None] = ContextVar("cotaudit_serving_config", default=None)
+
+
+def run_handler(handler: Handler, body: Mapping[str, Any], config: ServiceConfig) -> Mapping[str, Any]:
+    """``handler(body)`` with ``config`` as :func:`serving_config` (the service calls handlers
+    this way, in a thread of their own: the setting stays in that thread's context)."""
+    token = _SERVING.set(config)
+    try:
+        return handler(body)
+    finally:
+        _SERVING.reset(token)
+
+
+def serving_config() -> ServiceConfig:
+    """The configuration of the service running the current handler; the defaults when a
+    handler is called directly."""
+    return _SERVING.get() or ServiceConfig()
+
+
 # certify's state-changing transitions (shared/spec/certify.md C-55) on the state named by
 # --certify-db: always behind the token (cotaudit.service.certify_routes).
 register_route(
@@ -157,5 +180,5 @@ register_route(
     "query",
     "cotaudit.service.certify_routes:query",
     write=True,
-    summary="a certified answer from the certify state, or an explicit abstention",
+    summary="a certified answer from the certify state and query-scoped facts, or an explicit abstention",
 )

@@ -25,7 +25,7 @@ from cotaudit.batch.pool import LocalPool
 from cotaudit.errors import CotauditError, EngineUnavailable, UnknownEngine
 from cotaudit.report.encoded import EncodedReport
 from cotaudit.service import reward
-from cotaudit.service.config import EngineRoute, ServiceConfig, resolve
+from cotaudit.service.config import EngineRoute, ServiceConfig, resolve, run_handler
 from cotaudit.service.encode import TooLarge, encode, fit_report, fit_reports
 
 RENDER_THREADS = 2  # encoding is CPU work: more threads than cores only queue on the GIL
@@ -210,7 +210,9 @@ class ServiceCore:
         if handler is None:
             raise ServiceError(501, "not_implemented", f"{route.path} is not available in this version")
         try:
-            result = await asyncio.wait_for(asyncio.to_thread(handler, body), self.config.request_timeout)
+            result = await asyncio.wait_for(
+                asyncio.to_thread(run_handler, handler, body, self.config), self.config.request_timeout
+            )
         except TimeoutError:
             raise ServiceError(
                 504, "timeout", f"{route.path} took longer than {self.config.request_timeout:g} s"
