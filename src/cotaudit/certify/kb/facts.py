@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cotaudit.certify.core.canon import lone_surrogate
+from cotaudit.certify.core.errors import CertifyError
 from cotaudit.certify.gate.decision import GateDecision, Outcome
 from cotaudit.certify.kb.codemap import decision_code
 from cotaudit.certify.kb.file import locate
@@ -32,7 +33,7 @@ FACT_KEYS = frozenset({"unit", "evidence"})
 EVIDENCE_KEYS = frozenset({"record", "quote", "spans"})
 
 
-class FactSpecError(ValueError):
+class FactSpecError(CertifyError, ValueError):
     """A fact the caller gave that cannot be used: ``code`` is ``bad_facts`` (its shape),
     ``too_many_facts`` or ``unknown_record`` (evidence naming a record the state lacks)."""
 
