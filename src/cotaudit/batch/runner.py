@@ -322,7 +322,7 @@ def run_batch(
     done_ids = done.ids
     items = items_of(records, options.engine)
     runner = backend or make_backend(options, preload)
-    progress = Progress(total, resumed=len(done_ids), stream=stream, live=live)
+    progress = Progress(total, resumed=len(done_ids), earlier=done.verdicts, stream=stream, live=live)
     start = time.monotonic()
     ended = False
     warned = done.warned
