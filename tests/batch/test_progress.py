@@ -75,3 +75,21 @@ def test_not_live_prints_only_the_summary() -> None:
 
 def test_close_without_stream_is_silent() -> None:
     Progress(0).close()
+
+
+def test_a_resumed_run_also_sums_up_the_whole_log() -> None:
+    from collections import Counter
+
+    clock = Clock()
+    progress = Progress(5, resumed=3, earlier=Counter({"pass": 2, "fail": 1}), clock=clock)
+    progress.advance("fail")
+    progress.advance("pass")
+    clock.now += 1.0
+    assert progress.summary() == (
+        "batch: 2 items checked, 3 already done in 1.0 s (2.0 items/s)  "
+        "pass: 1  fail: 1  abstain: 0  invalid: 0  (whole log: pass: 3  fail: 2  abstain: 0  invalid: 0)"
+    )
+    # near miss: a fresh run has no whole-log part
+    fresh = Progress(2, clock=clock)
+    fresh.advance("pass")
+    assert "whole log" not in fresh.summary()

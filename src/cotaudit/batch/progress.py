@@ -37,6 +37,7 @@ class Progress:
         total: int,
         *,
         resumed: int = 0,
+        earlier: Counter[str] | None = None,
         stream: TextIO | None = None,
         live: bool = False,
         clock: Callable[[], float] = time.monotonic,
@@ -44,6 +45,7 @@ class Progress:
     ) -> None:
         self.total = total
         self.resumed = resumed
+        self.earlier: Counter[str] = earlier or Counter()  # verdicts of the items already done
         self.done = 0
         self.verdicts: Counter[str] = Counter()
         self._stream = stream
@@ -93,14 +95,19 @@ class Progress:
         )
 
     def summary(self) -> str:
-        """The closing line: counts, time and rate of this run."""
+        """The closing line: counts, time and rate of this run (and, when it continued a log,
+        the whole log's counts, which the exit code is decided on)."""
         counts = "  ".join(f"{v}: {self.verdicts[v]}" for v in VERDICTS)
         resumed = f", {self.resumed:,} already done" if self.resumed else ""
         items = "item" if self.done == 1 else "items"
-        return (
+        line = (
             f"batch: {self.done:,} {items} checked{resumed} in {self.elapsed:.1f} s "
             f"({self.rate:.1f} items/s)  {counts}"
         )
+        if self.resumed and self.earlier:
+            whole = self.earlier + self.verdicts
+            line += "  (whole log: " + "  ".join(f"{v}: {whole[v]}" for v in VERDICTS) + ")"
+        return line
 
     def close(self, *, summary: bool = True) -> None:
         """Finish the live line and print the summary."""

@@ -67,6 +67,19 @@ class BatchOptions(NamedTuple):
     limits: Limits = DEFAULT_LIMITS
     fields: FieldMap | None = None  # other column names for text, id and engine (cotaudit.dataio)
     selection: Selection = EVERY_CODE  # what the reports keep (cotaudit.selection); default: all
+    engine_limits: Mapping[str, Limits] | None = None  # engines with a budget of their own
+
+    def limits_for(self, engine: str) -> Limits:
+        """The budget ``engine``'s items run under (its own, else ``limits``)."""
+        own = self.engine_limits.get(engine) if self.engine_limits else None
+        return own if own is not None else self.limits
+
+    @property
+    def worker_memory_mb(self) -> int | None:
+        """The largest memory budget any item may use (``None``: one is unbounded), which sizes
+        the workers' address-space cap."""
+        sizes = [self.limits.memory_mb, *(lim.memory_mb for lim in (self.engine_limits or {}).values())]
+        return None if any(m is None for m in sizes) else max(m for m in sizes if m is not None)
 
 
 class BatchResult(NamedTuple):
@@ -98,7 +111,7 @@ def make_backend(options: BatchOptions, preload: tuple[str, ...] = ()) -> Backen
         from cotaudit.batch.pool import LocalPool
 
         return LocalPool(
-            options.workers, timeout=options.timeout, preload=preload, memory_mb=options.limits.memory_mb
+            options.workers, timeout=options.timeout, preload=preload, memory_mb=options.worker_memory_mb
         )
     if options.backend == "ray":
         from cotaudit.batch.ray_backend import RayPool
@@ -108,7 +121,7 @@ def make_backend(options: BatchOptions, preload: tuple[str, ...] = ()) -> Backen
             address=options.ray_address,
             timeout=options.timeout,
             preload=preload,
-            memory_mb=options.limits.memory_mb,
+            memory_mb=options.worker_memory_mb,
         )
     raise UsageError(f"unknown backend {options.backend!r} (choose from {', '.join(BACKENDS)})")
 
@@ -127,6 +140,14 @@ def _config(options: BatchOptions) -> dict[str, Any]:
         # only when set, so logs of runs without a field map or a selection read as before
         **({"fields": options.fields.to_dict()} if options.fields and not options.fields.identity else {}),
         **({"selection": selection} if selection is not None else {}),
+        **({"engine_limits": own} if (own := _engine_limits_record(options)) else {}),
+    }
+
+
+def _engine_limits_record(options: BatchOptions) -> dict[str, dict[str, Any]]:
+    return {
+        name: {"time_limit": lim.wall_s, "memory_limit": lim.memory_mb}
+        for name, lim in sorted((options.engine_limits or {}).items())
     }
 
 
@@ -270,6 +291,11 @@ def _prepare_output(options: BatchOptions) -> LogScan:
             f"{want.get('fields', {})}; resume with the same --text-field, --id-field and --engine-field"
         )
     _check_selection(out.as_posix(), had.get("selection"), want.get("selection"))
+    if had.get("engine_limits", {}) != want.get("engine_limits", {}):
+        raise UsageError(
+            f"{out.as_posix()} was written with the per-engine limits {had.get('engine_limits', {})}, "
+            f"not {want.get('engine_limits', {})}; resume with the same ENGINE=VALUE limits"
+        )
     return scan
 
 
@@ -296,7 +322,7 @@ def run_batch(
     done_ids = done.ids
     items = items_of(records, options.engine)
     runner = backend or make_backend(options, preload)
-    progress = Progress(total, resumed=len(done_ids), stream=stream, live=live)
+    progress = Progress(total, resumed=len(done_ids), earlier=done.verdicts, stream=stream, live=live)
     start = time.monotonic()
     ended = False
     warned = done.warned
@@ -307,6 +333,9 @@ def run_batch(
             check_options: dict[str, Any] = {"limits": options.limits}
             if not options.selection.is_default:  # applied in the worker (see the module docstring)
                 check_options[SELECTION] = options.selection
+            per_engine = {
+                name: {**check_options, "limits": lim} for name, lim in (options.engine_limits or {}).items()
+            }
             pending: deque[Future[EncodedReport]] = deque()
             with shared_progress.task("batch", max(0, total - len(done_ids))) as bar:
                 for item in items:
@@ -317,7 +346,7 @@ def run_batch(
                         unreadable = apply_selection(api.run_item(item), options.selection)
                         future.set_result(encode_report(unreadable))
                     else:
-                        future = runner.submit(Payload.of(item), check_options)
+                        future = runner.submit(Payload.of(item), per_engine.get(item.engine, check_options))
                     pending.append(future)
                     warned += _drain(pending, writer, progress, keep=window, bar=bar)
                 warned += _drain(pending, writer, progress, keep=0, bar=bar)

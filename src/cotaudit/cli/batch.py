@@ -13,7 +13,7 @@ from typing import Any
 
 from cotaudit import api
 from cotaudit.cli.fields import FORMATS_HELP, add_field_options, fields_from_args
-from cotaudit.cli.limits import add_limit_options, limits_from_args
+from cotaudit.cli.limits import add_limit_options, engine_limits, limits_from_args
 from cotaudit.cli.select import add_selection_options, selection_of
 from cotaudit.errors import UsageError
 from cotaudit.progress import active as progress_active
@@ -89,6 +89,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         resume=args.resume,
         timing=not args.no_timing,
         limits=limits_from_args(args),
+        engine_limits=engine_limits(args) or None,
         fields=fields_from_args(args),
         selection=selection,
     )
