@@ -70,6 +70,13 @@ def _vcot(text: str = "Bob is tall.", **top: object) -> str:
     return json.dumps(trace, ensure_ascii=False)
 
 
+def _vcot_step_id(step_id: str) -> str:
+    trace = json.loads(_vcot())
+    trace["steps"][0]["id"] = step_id
+    trace["formalization"] = None  # no formaliser here: the step is unknown and the finding names it
+    return json.dumps(trace, ensure_ascii=False)
+
+
 def _bundle() -> dict[str, object]:
     bundle: dict[str, object] = json.loads(
         (EXAMPLES / "certify" / "legal_prelim.cert.json").read_text("utf-8")
@@ -138,6 +145,8 @@ CASES = (
     ),
     Case("type6-surrogate", "type6", T6.replace("bridge is open.\nT", "bridge\udfff is open.\nT")),
     Case("vericot-surrogate", "vericot", _vcot("Bob is\ud800 tall.")),
+    # ... in a step id the audit table's "first" column names (found by the 30-minute run)
+    Case("vericot-surrogate-step-id", "vericot", _vcot_step_id("s1\udbff")),
     Case("kb-surrogate", "certify-kb", _kb_story("p1 signed the form\ud800.")),
     Case(
         "cert-surrogate",

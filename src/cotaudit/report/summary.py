@@ -56,7 +56,7 @@ def summary_rows(reports: Sequence[Report], *, timing: bool = True) -> list[tupl
                 r.verdict,
                 str(errors),
                 str(warnings),
-                _first_finding(r),
+                escape_surrogates(_first_finding(r)),  # a step id is the trace's text
                 _ms(r.timing_ms, timing),
             )
         )
