@@ -45,9 +45,13 @@ def add_commands(subparsers: Any) -> None:
 
     p = subparsers.add_parser("query", help="answer a goal with a certificate or an explicit abstention")
     _db(p)
-    p.add_argument("goal", metavar="GOAL")
-    p.add_argument("--delta", type=int)
-    p.add_argument("--space", choices=("yesno", "tfu", "numeric"))
+    p.add_argument("goal", metavar="GOAL", help="the literal to answer, e.g. 'may_claim(p1, x1)'")
+    p.add_argument("--delta", type=int, help="depth budget (default: the state's)")
+    p.add_argument(
+        "--space",
+        choices=("yesno", "tfu", "numeric"),
+        help="answer space (default: tfu under strong negation, else yesno; numeric for a non-ground goal)",
+    )
     p.add_argument("--json", action="store_true", help="print the result and certificate as JSON")
     p.add_argument(
         "--fact", action="append", default=[], metavar="TEXT", help="a query-scoped fact (repeatable)"
@@ -62,7 +66,12 @@ def add_commands(subparsers: Any) -> None:
         metavar="FILE.jsonl",
         help='facts with their evidence, one {"unit", "evidence"?} a line (- stdin)',
     )
-    p.add_argument("--writer", default="grounder", choices=("deploy", "operator", "grounder"))
+    p.add_argument(
+        "--writer",
+        default="grounder",
+        choices=("deploy", "operator", "grounder"),
+        help="who states the facts (default: grounder, whose facts must be of whitelisted predicates)",
+    )
     p.add_argument(
         "--on-reject", choices=("abstain", "drop"), help="a fact outside the whitelist: abstain, or drop it"
     )
