@@ -10,6 +10,7 @@ report, never to an exception.
 from __future__ import annotations
 
 import threading
+from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Mapping
 from concurrent.futures import Future
@@ -31,7 +32,7 @@ class Job:
         self.future: Future[EncodedReport] = Future()
 
 
-class Dispatcher:
+class Dispatcher(ABC):
     """The queue side of a pool. Subclasses start ``self._thread`` (the dispatcher) and define
     :meth:`_wake`; :meth:`close` waits :attr:`JOIN_TIMEOUT` seconds for the thread."""
 
@@ -93,11 +94,11 @@ class Dispatcher:
 
     # ------------------------------------------------------------------ hooks
 
+    @abstractmethod
     def _wake(self) -> None:
         """Wake the dispatcher thread (a submission, or close)."""
-        raise NotImplementedError
 
-    def _closed(self) -> None:
+    def _closed(self) -> None:  # noqa: B027 (an optional hook: nothing to do by default)
         """After the dispatcher thread ended on close."""
 
     # ------------------------------------------------------------------ dispatcher thread
