@@ -70,6 +70,35 @@ def _outcome_for(
     return outcome
 
 
+def _func(
+    name: str,
+    engine: str,
+    mode: str,
+    shaping: Shaping | None,
+    time_limit: float | None,
+    value: Callable[[Outcome], float],
+) -> RewardFunc:
+    """A verifiers function ``(completion, answer, state) -> float``: ``value`` of the rollout's
+    outcome, scored once per rollout (off the event loop) and shared through ``state``."""
+    shape = shaping or Shaping()
+
+    async def func(completion: Any, answer: Any = "", state: Any = None, **kwargs: Any) -> float:
+        outcome = await asyncio.to_thread(
+            _outcome_for,
+            completion,
+            answer,
+            state,
+            engine=engine,
+            mode=mode,
+            shaping=shape,
+            time_limit=time_limit,
+        )
+        return float(value(outcome))
+
+    func.__name__ = func.__qualname__ = name
+    return func
+
+
 def cotaudit_reward_func(
     engine: str = "te",
     mode: str = "process",
@@ -82,23 +111,9 @@ def cotaudit_reward_func(
     """A verifiers reward function ``(completion, answer, state) -> float`` (see the module doc)."""
     if mode not in MODES:
         raise ValueError(f"unknown reward mode {mode!r} (choose from {', '.join(MODES)})")
-    shape = shaping or Shaping()
-
-    async def reward(completion: Any, answer: Any = "", state: Any = None, **kwargs: Any) -> float:
-        outcome = await asyncio.to_thread(
-            _outcome_for,
-            completion,
-            answer,
-            state,
-            engine=engine,
-            mode=mode,
-            shaping=shape,
-            time_limit=time_limit,
-        )
-        return float(unknown_reward) if outcome.reward is None else float(outcome.reward)
-
-    reward.__name__ = reward.__qualname__ = name
-    return reward
+    return _func(
+        name, engine, mode, shaping, time_limit, lambda o: unknown_reward if o.reward is None else o.reward
+    )
 
 
 def cotaudit_checked_func(
@@ -110,23 +125,7 @@ def cotaudit_checked_func(
     name: str = "cotaudit_checked",
 ) -> RewardFunc:
     """A metric: 1.0 when the rollout could be checked, 0.0 when it could not."""
-    shape = shaping or Shaping()
-
-    async def checked(completion: Any, answer: Any = "", state: Any = None, **kwargs: Any) -> float:
-        outcome = await asyncio.to_thread(
-            _outcome_for,
-            completion,
-            answer,
-            state,
-            engine=engine,
-            mode=mode,
-            shaping=shape,
-            time_limit=time_limit,
-        )
-        return 0.0 if outcome.status == "unknown" else 1.0
-
-    checked.__name__ = checked.__qualname__ = name
-    return checked
+    return _func(name, engine, mode, shaping, time_limit, lambda o: 0.0 if o.status == "unknown" else 1.0)
 
 
 def cotaudit_rubric(
